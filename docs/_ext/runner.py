@@ -257,9 +257,7 @@ def add_messages(app: Sphinx) -> None:
     computed.add_messages(app, MESSAGES_DOMAIN, lambda: found)
 
 
-@functools.cache
-def _runtime() -> Runtime:
-    return find_runtime(RUNTIME)
+_runtime = functools.cache(lambda: find_runtime(RUNTIME))  # found once per build
 
 
 def panel_html(

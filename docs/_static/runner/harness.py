@@ -70,8 +70,10 @@ def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int
 
     cli.install_error_handler()
     try:
-        if charts is not None:  # it imports the table: a slip there is the run's error
-            install_charts(charts)
+        if charts is not None:  # live.py imports the table: a slip there is the run's error
+            spec = importlib.util.spec_from_file_location("rl_live", CHARTS_ADAPTER)
+            spec.loader.exec_module(adapter := importlib.util.module_from_spec(spec))  # type: ignore
+            adapter.install(charts)
         if kind == "lecture":
             runpy.run_path(argv[0], run_name="__main__")
         else:
@@ -85,13 +87,6 @@ def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int
         sys.excepthook(type(exc), exc, exc.__traceback__)
         return 1
     return 0
-
-
-def install_charts(found: list[Any]) -> None:
-    """Have the run's figures collected into `found` as Vega-Lite (the adapter, ``live.py``)."""
-    spec = importlib.util.spec_from_file_location("rl_live", CHARTS_ADAPTER)
-    spec.loader.exec_module(adapter := importlib.util.module_from_spec(spec))  # type: ignore
-    adapter.install(found)
 
 
 def run(
@@ -115,12 +110,7 @@ def run(
         finally:
             sys.argv, sys.excepthook, sys.stdin = saved
             sys.stdout.flush()
-    return {
-        "argv": argv,
-        "chunks": chunks,
-        "status": status,
-        "charts": charts if status == 0 else [],
-    }
+    return dict(argv=argv, chunks=chunks, status=status, charts=charts if status == 0 else [])
 
 
 def run_json(request: str) -> str:
