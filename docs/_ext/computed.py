@@ -233,13 +233,7 @@ def keep_units(text: str) -> str:
 
 
 def computed_role(
-    name: str,
-    rawtext: str,
-    text: str,
-    lineno: int,
-    inliner: Any,
-    options: dict[str, Any] | None = None,
-    content: list[str] | None = None,
+    name: str, rawtext: str, text: str, lineno: int, inliner: Any, *_: Any, **__: Any
 ) -> tuple[list[nodes.Node], list[nodes.system_message]]:
     """Docutils role: replace :computed:`expr` with the text the expression evaluates to."""
     expression = utils.unescape(text, restore_backslashes=True)
