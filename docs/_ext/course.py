@@ -122,20 +122,14 @@ class HardwareTableDirective(SphinxDirective):
             precisions = list(dict.fromkeys(p for chip in chips for p in chip.precisions))
             headers = [say("chip"), say("memory bandwidth")]
             headers += [f"I* {p} (FLOP/B)" for p in precisions]
-            rows = [
-                [chip.name, fmt_si(chip.mem_bw, "B/s")]
-                + [
-                    f"{chip.ridge_point(p):,.1f}" if p in chip.precisions else "—"
-                    for p in precisions
+            rows = [[c.name, fmt_si(c.mem_bw, "B/s")] for c in chips]
+            for c, row in zip(chips, rows, strict=True):
+                row += [
+                    f"{c.ridge_point(p):,.1f}" if p in c.precisions else "—" for p in precisions
                 ]
-                for chip in chips
-            ]
             return [build_table(headers, rows, classes=["ridge-table"])]
         if kind == "bytes-per-element":
-            rows = [
-                (precision, f"{nbytes:g}", f"{nbytes * 8:g}")
-                for precision, nbytes in hw_specs.BYTES_PER_ELEM.items()
-            ]
+            rows = [(p, f"{b:g}", f"{b * 8:g}") for p, b in hw_specs.BYTES_PER_ELEM.items()]
             headers = tuple(map(say, ("precision", "bytes per element", "bits per element")))
             return [build_table(headers, rows, classes=["bytes-table"])]
         raise self.error(f"unknown hardware table {kind!r}; use one of: {', '.join(self.KINDS)}")
