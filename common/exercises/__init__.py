@@ -690,18 +690,15 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
             steps.append(
                 f"The blog's own profile of this run found its MLP matmuls at {fmt_pct(mlp)} "
                 f"and its attention projection at {fmt_pct(attn)} of peak: e lies {place} "
-                + ("them." if place == "between" else "both.")
+                f"{'them' if place == 'between' else 'both'}."
             )
         if ach_share is not None:
-            side = "below" if e < ach_share else "above"
+            side, run = "above", "does better than the achievable figure used"
+            if e < ach_share:
+                side, run = "below", "loses time the best kernel would not"
             steps.append(
                 f"The published achievable {roof} is {fmt_pct(ach_share, 1)} of spec, so the "
-                f"measurement implies an efficiency {side} it: "
-                + (
-                    "the run loses time the best kernel would not."
-                    if side == "below"
-                    else "the run does better than the achievable figure used."
-                )
+                f"measurement implies an efficiency {side} it: the run {run}."
             )
     values = {"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec}
     scaled = r"\frac{F}{e P}, \frac{D}{\beta}" if peak else r"\frac{F}{P}, \frac{D}{e \beta}"
