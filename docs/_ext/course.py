@@ -100,16 +100,14 @@ class HardwareTableDirective(SphinxDirective):
         if kind == "achievable":
             named = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
             headers = tuple(map(say, named))
-            rows, sources = [], []  # (chip, roof, spec, achievable, share, '[k] note'), [k]
+            rows, sources = [], {}  # (chip, roof, spec, achievable, share, '[k] note'), source: k
             for chip in chips:
                 for label, spec, achieved in chip.achievable_figures():
                     spec_text = fmt_si(spec.value, spec.unit)
                     if achieved is None:
                         rows.append((chip.name, label, spec_text, "none published", "—", "—"))
                         continue
-                    if achieved.source not in sources:
-                        sources.append(achieved.source)
-                    ref = f"[{sources.index(achieved.source) + 1}]"
+                    ref = f"[{sources.setdefault(achieved.source, len(sources) + 1)}]"
                     note = f"{ref} {achieved.note}" if achieved.note else ref
                     got = fmt_si(achieved.value, achieved.unit)
                     share = fmt_pct(achieved.value / spec.value, 1)
