@@ -380,10 +380,9 @@ class CourseFigureDirective(SphinxDirective):
         import computed
         import docs_hooks
 
-        for dependency in computed.module_files():
+        plots = [importlib.import_module(f"common.plots.{m}") for m in (*PLOT_MODULES, "style")]
+        for dependency in [*computed.module_files(), *(p.__file__ for p in plots)]:
             self.env.note_dependency(dependency)
-        for module in (*PLOT_MODULES, "style"):
-            self.env.note_dependency(importlib.import_module(f"common.plots.{module}").__file__)
         uri = "/" + (FIGURES_SUBDIR / path.name).as_posix()
         alt = self.options["alt"]
         rst = docs_hooks.figure_block(uri, alt, self.content, "rl-figure-img", f"figure-{name}")
