@@ -30,8 +30,7 @@ os.environ["ROOFLINE_HTML"] = "1"
 
 # -- Project -------------------------------------------------------------------
 project = "Roofline lectures"
-author = "the roofline-lectures authors"
-copyright = "the roofline-lectures authors"
+author = copyright = "the roofline-lectures authors"
 release = version = "0.1"
 
 extensions = [

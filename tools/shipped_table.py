@@ -33,12 +33,9 @@ def figures() -> dict[str, dict[str, float]]:
 
     table: dict[str, dict[str, float]] = {}
     for key, chip in hw_specs.CHIPS.items():
-        row = {f"peak {p}": float(f.value) for p, f in chip.peak_flops_table.items()}
-        for field in dataclasses.fields(chip):
-            value = getattr(chip, field.name)
-            if isinstance(value, hw_specs.Figure):
-                row[field.name] = float(value.value)
-        table[key] = row
+        figs = [(f.name, getattr(chip, f.name)) for f in dataclasses.fields(chip)]
+        table[key] = {f"peak {p}": float(f.value) for p, f in chip.peak_flops_table.items()}
+        table[key] |= {n: float(v.value) for n, v in figs if isinstance(v, hw_specs.Figure)}
     return table
 
 

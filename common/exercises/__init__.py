@@ -296,10 +296,8 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         else f"the bandwidth moved too ({ratio(chip.mem_bw / start.mem_bw)}), so the ridge "
         "moves with peak / bandwidth"
     )
-    moral = {
-        1: " A higher ridge raises the bar every kernel must clear to use the compute unit.",
-        -1: " A lower ridge lowers the bar every kernel must clear to use the compute unit.",
-    }.get(direction(r0, r1, _f1), "")
+    moral = {1: " A higher ridge raises", -1: " A lower ridge lowers"}.get(direction(r0, r1, _f1))
+    moral = f"{moral} the bar every kernel must clear to use the compute unit." if moral else ""
     moves = (
         f"{_crossing(c0)} both before and after the edit"
         if c0 == c1
@@ -349,6 +347,7 @@ def critical_batch_answer(
     exact = roofline.critical_batch(dim, dim, ridge, *io)
     approx = ridge * w_bytes / 2  # B << K, N: I ~ 2BKN / (K N w) = 2B / w
     at_exact = roofline.intensity(*roofline.matmul_counts(exact or 1, dim, dim, *io))
+    ignored = "push the answer up" if direction(approx, exact or 0, "{:,.0f}".format) > 0 else ""
     steps = (
         f"{_ridge_of(chip, precision)}.",
         f"Bytes per element: x {x_bytes:g}, W {w_bytes:g}, output {out_bytes:g}. For a "
@@ -356,11 +355,7 @@ def critical_batch_answer(
         f"2B / b_w = {2 / w_bytes:g}B and the book's estimate is B = I* b_w / 2 = {approx:.0f}.",
         f"Solving the full inequality with K = N = {dim:,} gives B = {exact:,} "
         f"(I = {at_exact:.1f} FLOP/byte there): the activation and output bytes the estimate "
-        + (
-            "ignores push the answer up."
-            if direction(approx, exact, lambda x: f"{x:,.0f}") > 0
-            else "ignores barely count here."
-        )
+        f"ignores {ignored or 'barely count here'}."
         if exact is not None
         else f"With K = N = {dim:,} no batch reaches the ridge: the intensity never "
         "climbs that high.",
@@ -591,19 +586,16 @@ def tiled_compute_bound_answer(n: int = 8192, d_head: int = 128, precision: str 
             )
         except ValueError:  # one byte less no longer holds one row of each block
             less_does = ": one byte less holds no block at all."
+        enough = "one SM's shared memory is enough for the schedule to reach the ridge."
+        if need > have:
+            enough = "from shared memory alone the schedule stays memory-bound."
         steps += [
             f"The smallest such query block under the footprint rule is B_r = {blocks.rows} "
             f"(with B_c = {blocks.cols}), whose footprint U(B_r, B_c) is "
             f"{need:,} bytes ({fmt_bytes(need, True, digits=0)}){less_does}",
             f"That is {claims.than(need / have)} the {fmt_bytes(have, True, digits=0)} of shared "
-            "memory one SM offers: "
-            + (
-                "from shared memory alone the schedule stays memory-bound."
-                if need > have
-                else "one SM's shared memory is enough for the schedule to reach the ridge."
-            )
-            + " Real kernels also keep S and the accumulator in registers, and the L2 cache "
-            "serves rereads.",
+            f"memory one SM offers: {enough} Real kernels also keep S and the accumulator in "
+            "registers, and the L2 cache serves rereads.",
         ]
     formula = r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
     formula += r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))"
@@ -635,28 +627,22 @@ def tiled_head_dim_answer() -> Answer:
         shape = f"{blocks.rows} x {blocks.cols}"
         rows.append((str(d), shape, fmt_bytes(traffic), _f1(i), roofline.bound_of(i, ridge)))
     growth = [values[hi][2] / values[lo][2] for lo, hi in itertools.pairwise(values)]
-    mean_growth = math.prod(growth) ** (1 / len(growth)) if growth else math.nan
-    exact = all(f"{g:.1f}" == "4.0" for g in growth)
+    doubling = "Here fewer than two head dims of the list fit in M_sm, so none can be compared."
+    if growth:
+        doubling = f"Here each doubling multiplies it by {' and '.join(f'{g:.1f}' for g in growth)}"
+        doubling += f" (geometric mean {math.prod(growth) ** (1 / len(growth)):.1f})" + (
+            "."
+            if all(f"{g:.1f}" == "4.0" for g in growth)
+            else " rather than exactly 4 each time: B_r is rounded down, B_c is capped "
+            "at d_h, and the score block 4 B_r B_c weighs more at large d_h."
+        )
     steps = (
         f"With M_sm fixed ({fmt_bytes(m, True, digits=0)}, the {chip.name}'s shared memory), "
         "a larger head dim makes every block row bigger, so fewer rows fit: B_r falls about as "
         "1 / d_h and T_r grows with d_h.",
         "Each reread of K and V also carries d_h elements per row, so the traffic "
         "D = b N d_h (2 + 2 T_r) grows about as d_h^2: FlashAttention's "
-        "Theta(N^2 d^2 / M). "
-        + (
-            "Here each doubling multiplies it by "
-            + " and ".join(f"{g:.1f}" for g in growth)
-            + f" (geometric mean {mean_growth:.1f})"
-            + (
-                "."
-                if exact
-                else " rather than exactly 4 each time: B_r is rounded down, B_c is capped "
-                "at d_h, and the score block 4 B_r B_c weighs more at large d_h."
-            )
-            if growth
-            else "Here fewer than two head dims of the list fit in M_sm, so none can be compared."
-        ),
+        f"Theta(N^2 d^2 / M). {doubling}",
         f"F grows only as d_h, so the intensity falls roughly as 1 / d_h. Against the "
         f"ridge of {_f1(ridge)} FLOP/byte, " + _head_dims_reaching(values, ridge) + " (table).",
     )
@@ -695,18 +681,15 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
             steps.append(
                 f"The blog's own profile of this run found its MLP matmuls at {fmt_pct(mlp)} "
                 f"and its attention projection at {fmt_pct(attn)} of peak: e lies {place} "
-                + ("them." if place == "between" else "both.")
+                f"{'them' if place == 'between' else 'both'}."
             )
         if ach_share is not None:
-            side = "below" if e < ach_share else "above"
+            side, run = "above", "does better than the achievable figure used"
+            if e < ach_share:
+                side, run = "below", "loses time the best kernel would not"
             steps.append(
                 f"The published achievable {roof} is {fmt_pct(ach_share, 1)} of spec, so the "
-                f"measurement implies an efficiency {side} it: "
-                + (
-                    "the run loses time the best kernel would not."
-                    if side == "below"
-                    else "the run does better than the achievable figure used."
-                )
+                f"measurement implies an efficiency {side} it: the run {run}."
             )
     values = {"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec}
     scaled = r"\frac{F}{e P}, \frac{D}{\beta}" if peak else r"\frac{F}{P}, \frac{D}{e \beta}"

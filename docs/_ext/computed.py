@@ -12,7 +12,7 @@ import re
 import sys
 import types
 import typing
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -137,22 +137,25 @@ def literal_phrases(function: object) -> tuple[str, ...]:
     return tuple(a for a in typing.get_args(returns) if isinstance(a, str))
 
 
-def _phrase_nodes(node: ast.AST, scope: dict[str, Any]) -> Iterator[ast.expr]:
-    """The parts of an expression that can be its whole result, or the template of it."""
-    if isinstance(node, ast.Constant) and _is_phrase(node.value):
+def _phrase_nodes(
+    node: ast.AST, scope: Mapping[str, Any], keep: Callable[[object], bool] = _is_phrase
+) -> Iterator[ast.expr]:
+    """The parts of an expression that can be its whole result, or the template of it (a
+    constant only where `keep` holds)."""
+    if isinstance(node, ast.Constant) and keep(node.value):
         yield node
     elif isinstance(node, ast.IfExp):
-        yield from _phrase_nodes(node.body, scope)
-        yield from _phrase_nodes(node.orelse, scope)
+        yield from _phrase_nodes(node.body, scope, keep)
+        yield from _phrase_nodes(node.orelse, scope, keep)
     elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
         for value in node.value.values:
-            yield from _phrase_nodes(value, scope)
+            yield from _phrase_nodes(value, scope, keep)
     elif isinstance(node, ast.NamedExpr):
-        yield from _phrase_nodes(node.value, scope)
+        yield from _phrase_nodes(node.value, scope, keep)
     elif isinstance(node, ast.Call):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr == "format":
-            yield from _phrase_nodes(func.value, scope)
+            yield from _phrase_nodes(func.value, scope, keep)
         elif isinstance(func, ast.Name) and literal_phrases(scope.get(func.id)):
             yield node
 
@@ -230,13 +233,7 @@ def keep_units(text: str) -> str:
 
 
 def computed_role(
-    name: str,
-    rawtext: str,
-    text: str,
-    lineno: int,
-    inliner: Any,
-    options: dict[str, Any] | None = None,
-    content: list[str] | None = None,
+    name: str, rawtext: str, text: str, lineno: int, inliner: Any, *_: Any, **__: Any
 ) -> tuple[list[nodes.Node], list[nodes.system_message]]:
     """Docutils role: replace :computed:`expr` with the text the expression evaluates to."""
     expression = utils.unescape(text, restore_backslashes=True)

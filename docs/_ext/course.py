@@ -100,16 +100,14 @@ class HardwareTableDirective(SphinxDirective):
         if kind == "achievable":
             named = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
             headers = tuple(map(say, named))
-            rows, sources = [], []  # (chip, roof, spec, achievable, share, '[k] note'), [k]
+            rows, sources = [], {}  # (chip, roof, spec, achievable, share, '[k] note'), source: k
             for chip in chips:
                 for label, spec, achieved in chip.achievable_figures():
                     spec_text = fmt_si(spec.value, spec.unit)
                     if achieved is None:
                         rows.append((chip.name, label, spec_text, "none published", "—", "—"))
                         continue
-                    if achieved.source not in sources:
-                        sources.append(achieved.source)
-                    ref = f"[{sources.index(achieved.source) + 1}]"
+                    ref = f"[{sources.setdefault(achieved.source, len(sources) + 1)}]"
                     note = f"{ref} {achieved.note}" if achieved.note else ref
                     got = fmt_si(achieved.value, achieved.unit)
                     share = fmt_pct(achieved.value / spec.value, 1)
@@ -122,20 +120,14 @@ class HardwareTableDirective(SphinxDirective):
             precisions = list(dict.fromkeys(p for chip in chips for p in chip.precisions))
             headers = [say("chip"), say("memory bandwidth")]
             headers += [f"I* {p} (FLOP/B)" for p in precisions]
-            rows = [
-                [chip.name, fmt_si(chip.mem_bw, "B/s")]
-                + [
-                    f"{chip.ridge_point(p):,.1f}" if p in chip.precisions else "—"
-                    for p in precisions
+            rows = [[c.name, fmt_si(c.mem_bw, "B/s")] for c in chips]
+            for c, row in zip(chips, rows, strict=True):
+                row += [
+                    f"{c.ridge_point(p):,.1f}" if p in c.precisions else "—" for p in precisions
                 ]
-                for chip in chips
-            ]
             return [build_table(headers, rows, classes=["ridge-table"])]
         if kind == "bytes-per-element":
-            rows = [
-                (precision, f"{nbytes:g}", f"{nbytes * 8:g}")
-                for precision, nbytes in hw_specs.BYTES_PER_ELEM.items()
-            ]
+            rows = [(p, f"{b:g}", f"{b * 8:g}") for p, b in hw_specs.BYTES_PER_ELEM.items()]
             headers = tuple(map(say, ("precision", "bytes per element", "bits per element")))
             return [build_table(headers, rows, classes=["bytes-table"])]
         raise self.error(f"unknown hardware table {kind!r}; use one of: {', '.join(self.KINDS)}")
@@ -388,10 +380,9 @@ class CourseFigureDirective(SphinxDirective):
         import computed
         import docs_hooks
 
-        for dependency in computed.module_files():
+        plots = [importlib.import_module(f"common.plots.{m}") for m in (*PLOT_MODULES, "style")]
+        for dependency in [*computed.module_files(), *(p.__file__ for p in plots)]:
             self.env.note_dependency(dependency)
-        for module in (*PLOT_MODULES, "style"):
-            self.env.note_dependency(importlib.import_module(f"common.plots.{module}").__file__)
         uri = "/" + (FIGURES_SUBDIR / path.name).as_posix()
         alt = self.options["alt"]
         rst = docs_hooks.figure_block(uri, alt, self.content, "rl-figure-img", f"figure-{name}")

@@ -130,24 +130,17 @@ def check_doctree(app: Sphinx, doctree: nodes.document) -> None:
                            message, location=node)  # fmt: skip
 
 
-def _templates(node: ast.expr) -> list[str]:
-    """The string literals `node` can give whole (``a if c else b``, ``{...}[key]``)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [node.value]
-    if isinstance(node, ast.IfExp):
-        return _templates(node.body) + _templates(node.orelse)
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Dict):
-        return [t for value in node.value.values for t in _templates(value)]
-    return []
-
-
 def caption_templates() -> list[tuple[str, Path, int]]:
-    """(template, file, line) of every ``say(...)`` call in common/ and lectures/."""
+    """(template, file, line) of every ``say(...)`` call in common/ and lectures/: the string
+    literals its first argument can give whole (``a if c else b``, ``{...}[key]``)."""
+    import computed  # docs/_ext, on the build's path (conf.py)
+
     found = []
     for path in sorted(p for folder in SAY_SOURCES for p in folder.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "say":
-                found += [(t, path, node.lineno) for t in _templates(node.args[0])]
+                said = computed._phrase_nodes(node.args[0], {}, lambda t: isinstance(t, str))
+                found += [(t.value, path, node.lineno) for t in said]
     return found
 
 

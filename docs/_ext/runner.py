@@ -257,9 +257,7 @@ def add_messages(app: Sphinx) -> None:
     computed.add_messages(app, MESSAGES_DOMAIN, lambda: found)
 
 
-@functools.cache
-def _runtime() -> Runtime:
-    return find_runtime(RUNTIME)
+_runtime = functools.cache(lambda: find_runtime(RUNTIME))  # found once per build
 
 
 def panel_html(
@@ -279,10 +277,8 @@ def panel_html(
         f'<span class="rl-runner-status" role="status">{status}</span></p>',
     ]
     if table:
-        data_json = json.dumps(table).replace("</", "<\\/")
-        parts.append(
-            f'<script type="application/json" class="rl-runner-table">{data_json}</script>'
-        )
+        text = json.dumps(table).replace("</", "<\\/")  # "</script>" cannot end it early
+        parts.append(f'<script type="application/json" class="rl-runner-table">{text}</script>')
     return "\n".join([*parts, "</div>"])
 
 

@@ -46,32 +46,16 @@ def setup(root: str) -> None:
     sys.dont_write_bytecode = False
 
 
-def forget_course_modules() -> None:
-    """Drop every imported ``common`` and ``lectures`` module: the next run reads them anew."""
-    for name in list(sys.modules):
-        if name.split(".")[0] in ("common", "lectures"):
-            del sys.modules[name]
-    importlib.invalidate_caches()
-
-
-def write_table(text: str) -> None:
-    """Put `text` into ``common/hw_specs.py`` (unchanged text leaves the file alone)."""
-    path = Path(TABLE)
-    if path.read_text(encoding="utf-8") == text:
-        return
-    path.write_text(text, encoding="utf-8")
-    # A same-size rewrite within a second passes the cache's (mtime, size) check: drop it.
-    Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
-
-
 def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int:
     """Run the script under the lecture's error handler (its figures into `charts`)."""
     from common.shell import cli
 
     cli.install_error_handler()
     try:
-        if charts is not None:  # it imports the table: a slip there is the run's error
-            install_charts(charts)
+        if charts is not None:  # live.py imports the table: a slip there is the run's error
+            spec = importlib.util.spec_from_file_location("rl_live", CHARTS_ADAPTER)
+            spec.loader.exec_module(adapter := importlib.util.module_from_spec(spec))  # type: ignore
+            adapter.install(charts)
         if kind == "lecture":
             runpy.run_path(argv[0], run_name="__main__")
         else:
@@ -87,13 +71,6 @@ def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int
     return 0
 
 
-def install_charts(found: list[Any]) -> None:
-    """Have the run's figures collected into `found` as Vega-Lite (the adapter, ``live.py``)."""
-    spec = importlib.util.spec_from_file_location("rl_live", CHARTS_ADAPTER)
-    spec.loader.exec_module(adapter := importlib.util.module_from_spec(spec))  # type: ignore
-    adapter.install(found)
-
-
 def run(
     kind: str, target: str, args: Sequence[str] = (), table: str | None = None, chart: bool = False
 ) -> dict[str, Any]:
@@ -105,9 +82,13 @@ def run(
     chunks: list[list[str]] = []
     saved = sys.argv, sys.excepthook, sys.stdin
     with redirect_stdout(Recorder("stdout", chunks)), redirect_stderr(Recorder("stderr", chunks)):
-        if table is not None:
-            write_table(table)
-        forget_course_modules()
+        if table is not None and Path(TABLE).read_text(encoding="utf-8") != table:
+            Path(TABLE).write_text(table, encoding="utf-8")
+            # A same-size rewrite within a second passes the cache's (mtime, size) check: drop it.
+            Path(importlib.util.cache_from_source(TABLE)).unlink(missing_ok=True)
+        for name in [m for m in sys.modules if m.split(".")[0] in ("common", "lectures")]:
+            del sys.modules[name]  # every course module is read anew
+        importlib.invalidate_caches()
         sys.argv = argv
         sys.stdin = io.StringIO()
         try:
@@ -115,12 +96,7 @@ def run(
         finally:
             sys.argv, sys.excepthook, sys.stdin = saved
             sys.stdout.flush()
-    return {
-        "argv": argv,
-        "chunks": chunks,
-        "status": status,
-        "charts": charts if status == 0 else [],
-    }
+    return dict(argv=argv, chunks=chunks, status=status, charts=charts if status == 0 else [])
 
 
 def run_json(request: str) -> str:

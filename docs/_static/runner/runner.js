@@ -215,13 +215,10 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
       (chipInput && chipInput.input.value) || panel.dataset.chip || chipMentioned(panel);
     let placed = false;
     details.addEventListener("toggle", () => {
-      if (details.open) {
-        editor.make();
-        if (!placed) {
-          placed = true;
-          editor.jumpTo(chipLine(pageChip()), false);
-        }
-      }
+      if (!details.open) return;
+      editor.make();
+      if (!placed) editor.jumpTo(chipLine(pageChip()), false);
+      placed = true;
     });
     details.firstChild.addEventListener("click", () => details.open || startPython());
     details.open = kind === "lecture";
@@ -238,9 +235,7 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
       return value === "" || value === option.default ? [] : [option.flag, value];
     });
     const base = kind === "lecture" ? `python3 lectures/${target}.py` : `python3 -m common.exercises ${target}`;
-    const showCommand = () => {
-      command.textContent = [base, ...args()].join(" ");
-    };
+    const showCommand = () => (command.textContent = [base, ...args()].join(" "));
     showCommand();
     for (const { input } of inputs) {
       input.addEventListener("input", showCommand);
