@@ -54,8 +54,7 @@ def make_parser() -> cli.LectureParser:
     """The command line: --results, --quick, --png, --outdir and the budget flags."""
     quick = "fewer timed repeats (same sizes; noisier numbers, shorter run)"
     parser = cli.measuring_parser(__doc__, quick)  # as lectures 09 and 10
-    budget.add_flags(parser, "01")
-    return parser
+    return budget.add_flags(parser, "01")
 
 
 args = cli.parse_args(make_parser())

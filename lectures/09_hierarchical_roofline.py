@@ -48,8 +48,7 @@ ABOUT = {"budget": (20, 1.5), "terms": ("hierarchical roofline",)}
 def make_parser() -> cli.LectureParser:
     """The command line: --quick, --png, --outdir, --results and the budget flags."""
     parser = cli.measuring_parser(__doc__, "shorter sweep (2 sizes per octave, less time each)")
-    measure_budget.add_flags(parser, "09")
-    return parser
+    return measure_budget.add_flags(parser, "09")
 
 
 args = cli.parse_args(make_parser())

@@ -53,8 +53,7 @@ ABOUT = {"budget": (20, 1.5), "terms": ("FlashAttention", "tiled attention")}
 def make_parser() -> cli.LectureParser:
     """The command line: --quick, --png, --outdir, --results and the budget flags."""
     parser = cli.measuring_parser(__doc__, "small sizes, short runs")
-    measure_budget.add_flags(parser, "10")
-    return parser
+    return measure_budget.add_flags(parser, "10")
 
 
 args = cli.parse_args(make_parser())  # bad paths, and --png without matplotlib, are said here
