@@ -183,16 +183,6 @@ def png_parser(doc: str | None) -> LectureParser:
     return parser
 
 
-def measuring_parser(doc: str | None, quick: str) -> LectureParser:
-    """A measuring lecture's parser: --quick (`quick` says what it shortens), --png,
-    --outdir and --results (the lecture saves its section)."""
-    parser = lecture_parser(doc)
-    parser.add_argument("--quick", action="store_true", help=quick)
-    add_png_flags(parser)
-    add_results_flag(parser, saves=True)
-    return parser
-
-
 def add_results_flag(parser: argparse.ArgumentParser, saves: bool = False) -> None:
     """--results FILE: the shared results file (default: results/machine.json); saves=True
     checks, before any measuring, that its folder is writable."""
