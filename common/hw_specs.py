@@ -141,7 +141,9 @@ class Chip:
     achievable_mem_bw_figure: Figure | None = field(default=None, compare=False)
     achievable_link_bw_figure: Figure | None = field(default=None, compare=False)
 
-    def _check(self, fig: Figure, what: str) -> float:
+    def _check(self, fig: Figure | None, what: str, missing: str = "") -> float:
+        if fig is None:  # an optional figure the table leaves out
+            raise MissingFigureError(f"{self.name} has no {missing or what} figure in the table")
         return plausible(fig.value, fig.unit, f"{self.name} {what}")
 
     @property
@@ -169,16 +171,12 @@ class Chip:
     @property
     def link_bw(self) -> float:
         """One-way chip-to-chip link bandwidth in bytes/s; ValueError if not listed."""
-        if self.link_bw_figure is None:
-            raise MissingFigureError(f"{self.name} has no link bandwidth figure in the table")
         return self._check(self.link_bw_figure, "link bandwidth")
 
     @property
     def smem_per_sm(self) -> float:
         """Shared memory one SM can give a kernel (M_sm), in bytes; ValueError if not listed."""
-        if self.smem_per_sm_figure is None:
-            raise MissingFigureError(f"{self.name} has no shared-memory-per-SM figure in the table")
-        return self._check(self.smem_per_sm_figure, "shared memory per SM")
+        return self._check(self.smem_per_sm_figure, "shared memory per SM", "shared-memory-per-SM")
 
     def _capped(self, fig: Figure | None, what: str, spec: Callable[[], float]) -> float | None:
         """A measured achievable figure, capped at its datasheet figure (one edited below it;

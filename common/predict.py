@@ -122,8 +122,11 @@ def check_fits(
     )
 
 
-def check_serving(args: Any, model: Model) -> int:
-    """The GPU count, after refusing (ValueError, one line) what the serving flags cannot do."""
+def predict_request(args: Any) -> dict[str, Any]:
+    """The prediction for parsed flags, as the JSON object the command prints."""
+    model = read_config(args.config) if args.config else get_model(args.model)
+    chip = get_chip(args.chip)
+    dtypes = engine_dtypes(args.precision, args.engine)
     gpus = args.gpus or args.ep or 1
     if args.ep is not None:
         if not model.n_experts:
@@ -138,21 +141,10 @@ def check_serving(args: Any, model: Model) -> int:
         raise ValueError("--speculate K and --acceptance A go together")
     if args.draft_config and args.speculate is None:
         raise ValueError("--draft-config needs --speculate K --acceptance A")
-    if args.speculate is not None and (
-        args.prompt + args.new_tokens - 1 + args.speculate > model.max_context
-    ):
+    used = args.prompt + args.new_tokens - 1  # positions: the last new token is never fed back
+    if args.speculate is not None and used + args.speculate > model.max_context:
         raise ValueError(f"prompt + new tokens - 1 + {args.speculate} drafted outgrow "
                          f"{model.name}'s window of {model.max_context:,}")  # fmt: skip
-    return gpus
-
-
-def predict_request(args: Any) -> dict[str, Any]:
-    """The prediction for parsed flags, as the JSON object the command prints."""
-    model = read_config(args.config) if args.config else get_model(args.model)
-    chip = get_chip(args.chip)
-    dtypes = engine_dtypes(args.precision, args.engine)
-    gpus = check_serving(args, model)
-    used = args.prompt + args.new_tokens - 1  # positions: the last new token is never fed back
     if used > model.max_context:
         raise ValueError(
             f"{args.prompt} prompt + {args.new_tokens} new tokens need {used} positions, past "

@@ -50,14 +50,12 @@ from lectures.words import machine_probe as page
 ABOUT = {"budget": (10, 1)}
 
 
-def make_parser() -> cli.LectureParser:
-    """The command line: --results, --quick, --png, --outdir and the budget flags."""
-    quick = "fewer timed repeats (same sizes; noisier numbers, shorter run)"
-    parser = cli.measuring_parser(__doc__, quick)  # as lectures 09 and 10
-    budget.add_flags(parser, "01")
-    return parser
-
-
+make_parser = partial(
+    budget.measuring_parser,
+    __doc__,
+    "01",
+    "fewer timed repeats (same sizes; noisier numbers, shorter run)",
+)
 args = cli.parse_args(make_parser())
 plan = budget.from_args(args)  # the memory and time this run may spend
 

@@ -57,8 +57,7 @@ def make_parser() -> cli.LectureParser:
     cli.add_budget_flag(parser)
     cli.add_results_flag(parser, saves=True)
     cli.add_png_flags(parser)
-    budget.add_flags(parser, "03")
-    return parser
+    return budget.add_flags(parser, "03")
 
 
 args = cli.parse_args(make_parser())

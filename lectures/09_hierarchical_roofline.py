@@ -27,6 +27,7 @@ import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 import dataclasses
 import math
 import time
+from functools import partial
 
 from common.files import results
 from common.files.calibration import load_or_calibrate
@@ -45,13 +46,12 @@ from lectures.words import hierarchical_roofline as page
 ABOUT = {"budget": (20, 1.5), "terms": ("hierarchical roofline",)}
 
 
-def make_parser() -> cli.LectureParser:
-    """The command line: --quick, --png, --outdir, --results and the budget flags."""
-    parser = cli.measuring_parser(__doc__, "shorter sweep (2 sizes per octave, less time each)")
-    measure_budget.add_flags(parser, "09")
-    return parser
-
-
+make_parser = partial(
+    measure_budget.measuring_parser,
+    __doc__,
+    "09",
+    "shorter sweep (2 sizes per octave, less time each)",
+)
 args = cli.parse_args(make_parser())
 
 QUICK = args.quick

@@ -29,6 +29,7 @@ import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
 import math
 import time
+from functools import partial
 
 from common.files import results
 from common.files.calibration import load_or_calibrate
@@ -50,13 +51,7 @@ from lectures.words import tiled_attention as page
 ABOUT = {"budget": (20, 1.5), "terms": ("FlashAttention", "tiled attention")}
 
 
-def make_parser() -> cli.LectureParser:
-    """The command line: --quick, --png, --outdir, --results and the budget flags."""
-    parser = cli.measuring_parser(__doc__, "small sizes, short runs")
-    measure_budget.add_flags(parser, "10")
-    return parser
-
-
+make_parser = partial(measure_budget.measuring_parser, __doc__, "10", "small sizes, short runs")
 args = cli.parse_args(make_parser())  # bad paths, and --png without matplotlib, are said here
 QUICK, plan = args.quick, measure_budget.from_args(args)  # plan: the memory and time to spend
 TIME_BUDGET_S = 0.15 if QUICK else 0.6  # per sequence length, both kernels together

@@ -52,15 +52,15 @@ ABOUT = {"budget": (30, 2), "needs": ("torch",)}
 def make_parser() -> cli.LectureParser:
     """The command line: --quick, --outdir, --shrink and the budget flags."""
     parser = cli.lecture_parser(__doc__)
-    cli.add_quick_flag(parser, "a one-layer model, a short prompt and quick roofs (for tests)")
+    quick = "a one-layer model, a short prompt and quick roofs (for tests)"
+    parser.add_argument("--quick", action="store_true", help=quick)
     cli.add_outdir_flag(parser, what="folder for the trace and the timeline figure")
     parser.add_argument(
         "--shrink", type=cli.int_in(1, budget.MAX_SHRINK, "shrink"), default=None, metavar="N",
         help=f"divide Llama 3 8B's widths and head counts by N (default {budget.SHRINK}, "
         "doubled while one layer's weights would not fit --memory-limit)",
     )  # fmt: skip
-    budget.add_flags(parser, "12")
-    return parser
+    return budget.add_flags(parser, "12")
 
 
 args = cli.parse_args(make_parser())

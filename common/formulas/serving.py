@@ -68,9 +68,7 @@ def expected_tokens(acceptance: float, draft: int) -> float:
     """Expected tokens per verify step, (1 - a^(K + 1)) / (1 - a); K + 1 at a = 1
     (Leviathan et al. 2023, eq. 1)."""
     a, K = acceptance, draft
-    if a >= 1:
-        return K + 1.0
-    return (1 - a ** (K + 1)) / (1 - a)
+    return K + 1.0 if a >= 1 else (1 - a ** (K + 1)) / (1 - a)
 
 
 def speculative_speedup(

@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass
+from typing import TypeVar
 
 from common.formulas.numpy_ops import FP32, HIDDEN, SEQ_STEP, attention_seq_len
 from common.formulas.roofline import lower_bound_time, matmul_counts
 from common.formulas.transformer import parameter_breakdown
-from common.shell import interface
-from common.shell.cli import number_in
+from common.shell import cli, interface
 from common.shell.paths import REPO_ROOT
 from common.tables.models import Model, shrunk
 from common.tables.units import GIB, MIB
@@ -230,14 +230,15 @@ def attention_longest(
 # --- The flags ---------------------------------------------------------------
 MAX_MEMORY_GIB = 1024.0
 MAX_SECONDS = 3600.0
+Parser = TypeVar("Parser", bound=argparse.ArgumentParser)
 
 
-def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
+def add_flags(parser: Parser, lecture: str) -> Parser:
     """--memory-limit GIB and --time-limit S: the lecture's measuring budget (DEFAULTS)."""
     default = DEFAULTS[lecture]
     parser.add_argument(
         "--memory-limit",
-        type=number_in(0.125, MAX_MEMORY_GIB, "memory limit"),
+        type=cli.number_in(0.125, MAX_MEMORY_GIB, "memory limit"),
         default=default.memory_bytes / GIB,
         metavar="GIB",
         help="resident memory the measurements may use, in GiB "
@@ -245,11 +246,22 @@ def add_flags(parser: argparse.ArgumentParser, lecture: str) -> None:
     )
     parser.add_argument(
         "--time-limit",
-        type=number_in(1.0, MAX_SECONDS, "time limit"),
+        type=cli.number_in(1.0, MAX_SECONDS, "time limit"),
         default=default.seconds,
         metavar="S",
         help=f"seconds the run aims to take (default {default.seconds:g})",
     )
+    return parser
+
+
+def measuring_parser(doc: str | None, lecture: str, quick: str) -> cli.LectureParser:
+    """A measuring lecture's parser: --quick (`quick` says what it shortens), --png, --outdir,
+    --results (the lecture saves its section) and the budget flags of `lecture` (add_flags)."""
+    parser = cli.lecture_parser(doc)
+    parser.add_argument("--quick", action="store_true", help=quick)
+    cli.add_png_flags(parser)
+    cli.add_results_flag(parser, saves=True)
+    return add_flags(parser, lecture)
 
 
 def from_args(args: argparse.Namespace) -> Budget:

@@ -91,19 +91,6 @@ def _stream_add(working_set_bytes: int) -> tuple[Callable[[], object], int]:
     return partial(np.add, x, y, out=z), 3 * n * FP32
 
 
-def _bandwidth_summary(durations: list[float], nbytes: int) -> dict[str, Any]:
-    """Best and median bandwidth of streaming-add durations that each moved `nbytes`."""
-    best = min(durations)
-    return {
-        "bytes_per_s": nbytes / best,
-        "working_set_bytes": nbytes,
-        "seconds": best,
-        "threads": 1,  # numpy ufuncs run on the calling thread
-        "samples": len(durations),
-        "median_bytes_per_s": nbytes / statistics.median(durations),
-    }
-
-
 def _time_square_matmul(n: int) -> float:
     """Seconds of one fp32 n x n matmul: the faster of two calls (a hiccup cannot stop a search)."""
     import numpy as np
@@ -277,7 +264,15 @@ class RoofRun:
         """The calibration record: best of all the run's calls of each roof kernel."""
         _, stream_bytes, _, matmul_n = self.kernels
         llc, llc_known = llc_bytes()
-        bw = _bandwidth_summary(self.bw_times, stream_bytes)
+        best = min(self.bw_times)  # numpy ufuncs run on the calling thread: 1 thread
+        bw = {
+            "bytes_per_s": stream_bytes / best,
+            "working_set_bytes": stream_bytes,
+            "seconds": best,
+            "threads": 1,
+            "samples": len(self.bw_times),
+            "median_bytes_per_s": stream_bytes / statistics.median(self.bw_times),
+        }
         with blas_threads(None) as mm_threads:
             pass
         mm = _matmul_summary(self.mm_times, matmul_n, mm_threads)

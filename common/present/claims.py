@@ -77,13 +77,16 @@ def speed(t_before: float, t_after: float, digits: int = 2, shown: Fmt | None = 
     return f"{ratio(r, digits)} faster" if d > 0 else f"{ratio(1 / r, digits)} slower"
 
 
-def multiple(x: float, digits: int = 2) -> str:
+def multiple(x: float, digits: int = 2, spec: str = "f") -> str:
     """A factor x = new / old as printed: 'x2.15', '1/4.00' (the reciprocal below 1) or 'the
     same' when it prints as 1."""
-    d = direction(1.0, x, lambda v: f"{v:.{digits}f}")
-    if d == 0:
+    # `spec` "g": `digits` significant digits ('1/3.73'); the same when x or 1 / x prints 1.
+    one = f"{1:.{digits}{spec}}"
+    if f"{x:.{digits}{spec}}" == one or (x < 1 and f"{1 / x:.{digits}{spec}}" == one):
         return "the same"
-    return ratio(x, digits) if d > 0 else f"1/{1 / x:,.{digits}f}"
+    if x > 1:
+        return ratio(x, digits) if spec == "f" else f"x{x:.{digits}{spec}}"
+    return f"1/{1 / x:,.{digits}{spec}}"
 
 
 def times(x: float, digits: int = 2) -> str:

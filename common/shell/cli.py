@@ -176,25 +176,10 @@ def add_outdir_flag(parser: argparse.ArgumentParser, what: str = "folder for PNG
     )
 
 
-def add_quick_flag(parser: argparse.ArgumentParser, what: str) -> None:
-    """--quick: a shorter run of a measuring lecture; `what` says what it shortens."""
-    parser.add_argument("--quick", action="store_true", help=what)
-
-
 def png_parser(doc: str | None) -> LectureParser:
     """A lecture's parser with --png and --outdir only (a lecture that measures nothing)."""
     parser = lecture_parser(doc)
     add_png_flags(parser)
-    return parser
-
-
-def measuring_parser(doc: str | None, quick: str) -> LectureParser:
-    """A measuring lecture's parser: --quick (`quick` says what it shortens), --png,
-    --outdir and --results (the lecture saves its section)."""
-    parser = lecture_parser(doc)
-    add_quick_flag(parser, quick)
-    add_png_flags(parser)
-    add_results_flag(parser, saves=True)
     return parser
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from common.files.calibration import SavedCalibration
 from common.formulas.numpy_ops import GEMM_SKINNY_M, GEMM_WIDE_M
-from common.present.claims import listing, speed, than
+from common.present.claims import listing, multiple, speed, than
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_pct, fmt_rate, fmt_time
 from common.present.display import Facts, Group, Observations, Table, Text
 from common.present.explain import above_roof_reasons
@@ -192,10 +192,9 @@ def operation_observations(ops: Operations) -> Observations:
         reach = "reaches" if len(fast) == 1 else "reach"
         side = f"against I* = {ridge:.2f}: {listing(fast)} {reach} the compute roof here."
     else:
-        side = f"at most 1/{ridge / max_i:.3g} of I* = {ridge:.2f}".replace(
-            "at most 1/1 of", "below"
-        )
-        side += ": memory-bound, so a faster "
+        word = multiple(max_i / ridge, 3, "g")
+        side = "below" if word == "the same" else f"at most {word} of"
+        side += f" I* = {ridge:.2f}: memory-bound, so a faster "
         side += "compute roof would not change their times at all."
     (mm_meas, mm_pred), (sm_meas, sm_pred) = ops.phases["matmuls"], ops.phases["softmax"]
     mm, sm = fmt_pct(mm_pred / mm_meas), fmt_pct(sm_pred / sm_meas)

@@ -12,7 +12,7 @@ from common.formulas.predict import Decomposition, Roofs
 from common.formulas.roofline import time_bounds
 from common.hw_specs import Chip, Figure
 from common.present import console
-from common.present.claims import counted, n_of_m
+from common.present.claims import counted, multiple, n_of_m
 from common.present.console import fmt_bw, fmt_bytes, fmt_flops, fmt_pct, fmt_ratio, fmt_time
 from common.present.display import Facts, Group, Observations, Table, Text
 from common.present.say import say
@@ -149,9 +149,11 @@ def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observa
     why = " The curve was measured on another machine (a DGX A100 80GB), and a tiny all-reduce's "
     why += "time is mostly synchronisation, which varies from node to node."
     if per_layer < lo:  # a factor that prints as 1.0 is 'just below', not 'at 1/1.0'
-        where = f"at 1/{lo / per_layer:.1f} of the low end".replace("at 1/1.0 of", "just below")
+        word = multiple(per_layer / lo, 1)
+        where = "just below the low end" if word == "the same" else f"at {word} of the low end"
     elif per_layer > hi:
-        where = f"at x{per_layer / hi:.1f} the high end".replace("at x1.0 the", "just above the")
+        word = multiple(per_layer / hi, 1)
+        where = "just above the high end" if word == "the same" else f"at {word} the high end"
     else:
         where, why = "inside that range", ""
     said = "Read off the measured curve at the real message, two all-reduces take "

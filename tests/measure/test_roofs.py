@@ -108,10 +108,6 @@ def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPa
         "bandwidth_s": 0.8, "bandwidth_min_repeat": 20, "matmul_call_s": 0.06, "matmul_s": 0.6,
         "matmul_min_repeat": 3, "rounds": 3}  # fmt: skip
     assert roofs.MAX_FRACTION_OF_FREE_MEMORY == 0.25
-    summary = roofs._bandwidth_summary([1 / 4, 1 / 8, 1 / 2, 1.0, 1 / 4], 1000)
-    assert summary["bytes_per_s"] == 8000 and summary["seconds"] == 1 / 8
-    assert summary["median_bytes_per_s"] == 4000  # median 1/4 s: not the worst, not the best
-    assert summary["samples"] == 5 and summary["working_set_bytes"] == 1000
     summary = roofs._matmul_summary([1 / 2, 1 / 4, 1.0], 100, 3)
     best = 2 * 100**3 / (1 / 4)  # 2 n^3 FLOP in the best time
     assert summary == {"flops_per_s": best, "n": 100, "seconds": 0.25, "threads": 3, "samples": 3}
@@ -210,9 +206,14 @@ def test_roofs_taken_between_operations_catch_a_quieter_moment(
     run = roofs.RoofRun(kernels, quick=True, clock=clock).start()
     run.also("matmul", 1 / 32)  # the square GEMM, timed as an operation, ran faster
     run.also("bandwidth", 1 / 128)
+    run.also("bandwidth", 1.0)  # and one slow call
     c = run.calibration()
     assert c["matmul_flops_per_s"] == 2 * 8**3 * 32
-    assert c["bandwidth_bytes_per_s"] == 64 * 128
+    assert c["bandwidth_bytes_per_s"] == 64 * 128 and c["bandwidth"]["seconds"] == 1 / 128
+    assert (
+        c["bandwidth_median_bytes_per_s"] == 64 * 64
+    )  # median 1/64 s: not the worst, not the best
+    assert c["bandwidth_samples"] == 16 + 2 and c["bandwidth"]["working_set_bytes"] == 64
     clock = _two_thread_machine(monkeypatch)
     kernels = roofs.Kernels(lambda: clock.advance(1 / 64), 64, lambda: clock.advance(1 / 16), 8)
     # a 1 s budget: the deadline is 0.6 s after the start, long past after the calibration
