@@ -36,6 +36,7 @@ def test_chunking_by_hand() -> None:
     # 64 / 10.5 ms = 6,095 prefill and decode tokens/s; 1,984 / 40 ms = 49,600
     assert rows(group)[2] == ["64", "64", "10.5 ms", "6,095", "6,095", "50"]
     assert rows(group)[3] == ["1,984", "64", "40.0 ms", "49,600", "1,600", "500"]
+    assert rows(group)[0][-1] == "FLOP/byte"
     said = observed(group)
     # 10.5 / 10 = x1.05; 40 / 10 = x4.00
     assert said[0].startswith(
@@ -94,6 +95,7 @@ def test_mtp_by_hand() -> None:
     inside = mtp(implied=0.87)[1]
     assert "a = 87.0%, inside the published range (against its middle: -0.5%)" in inside
     assert "a = 91.0%, above" in mtp(implied=0.91)[1]
+    assert "a = 90.0%, inside" in mtp(implied=0.9)[1]  # the range's top end is inside it
     # a = 1 at c = 1/61, v = 1: 2 / 1.0164 = x1.97
     assert "even a = 1 gives only x1.97, short of the published x1.8" in mtp(implied=None)[1]
     assert "speed-up" in mtp()[-1]  # the last line names the figure the model is built from
