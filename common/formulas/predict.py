@@ -285,10 +285,9 @@ EP_TERMS = ("EP dispatch", "EP combine")
 ATTENTION_TERM = "attention at the 16-bit peak"
 #: The forecast's term for decode attention under grouped-query attention (g query heads to a
 #: KV head) that reads each KV head once per query head (``engines.KV_PER_HEAD``): g reads
-#: from L2 beside the one from HBM, the kernel as slow as the slowest; or that first copies
-#: it g times (``engines.KV_COPIES``): 2 g x its KV bytes more through HBM (the copy reads it
-#: and writes g, attention reads g, not 1). Prefill reads no cache this way: 0 there, unless
-#: copied. No term for g = 1 or an engine that reads once.
+#: from L2 beside the one from HBM, the kernel as slow as the slower (prefill reads no cache
+#: this way: 0); or that copies it g times (``engines.KV_COPIES``): 2 g x its KV bytes more
+#: through HBM (the copy reads it, writes g; attention reads g, not 1). None for g = 1.
 KV_TERM = "KV re-read per query head"
 
 
@@ -408,8 +407,6 @@ def forecast_terms(
     kernels = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak)
     slower = sum(c * t for c, t in kernels) - t_kernels
     attention = {} if eng.attention_share == 1.0 else {ATTENTION_TERM: slower}
-    # grouped-query attention (g query heads a KV head) read once per query head: in decode the
-    # g reads from L2 beside the one from HBM, the kernel as slow as the slower; or copied g times
     m, g = ledger.model, ledger.model.n_heads // ledger.model.n_kv_heads
     l2 = eng.kv_l2 if g > 1 and ledger.phase == "decode" else 0.0
     read = [(c, max(t, g * op.kv_bytes / gpus / l2) if l2 and op.kind == "attention" else t)
@@ -631,10 +628,10 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None
     ]
     launch, step = (0.0 if t is None else t.value for t in (eng.launch, eng.step))
-    l2 = None if terms is None or eng.kv_reads != engines.KV_PER_HEAD else terms.l2
-    if eng.kv_reads == engines.KV_PER_HEAD:
+    per_head, l2 = eng.kv_reads == engines.KV_PER_HEAD, terms and terms.l2
+    if per_head:
         notes.append(f"{KV_TERM}: " + (f"from the {l2.what}" if l2 else engines.NO_L2))
-    kv = (l2.value if l2 else 0.0, eng.kv_reads == engines.KV_COPIES)
+    kv = (l2.value if l2 and per_head else 0.0, eng.kv_reads == engines.KV_COPIES)
     return EngineRoofs(
         gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention, *kv
     )

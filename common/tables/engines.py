@@ -105,9 +105,10 @@ HF_REPEAT_KV = (
     "(commit 00c238b) does the same unless torch >= 2.5 and no attention mask; " + KV_CHECKED
 )
 #: How an engine's decode attention reads a grouped-query cache (g query heads to a KV head):
-#: once for the group (FLASH_DECODE), once per query head (MMHA: the g - 1 more from L2), or
-#: after copying each KV head g times in HBM (HF_REPEAT_KV).
+#: once for the group, once per query head (the g - 1 more from L2), or after copying each KV
+#: head g times in HBM; and the code that says so.
 KV_ONCE, KV_PER_HEAD, KV_COPIES = "once", "per query head", "copies"
+KV_SOURCES = {KV_ONCE: FLASH_DECODE, KV_PER_HEAD: MMHA, KV_COPIES: HF_REPEAT_KV}
 
 #: The activations an engine keeps between kernels when it stores weights in fewer than 2
 #: bytes (FP8_ENGINE_BUILD): the network stays 16-bit, so what a kernel reads and writes
@@ -257,8 +258,7 @@ class Engine:
     allreduce: Mapping[int, tuple[Term, ...]] | None = None  # GPUs -> its time at each size
     allreduce_sizes: tuple[int, ...] = ()  # bytes of each point of `allreduce`
     allreduce_chips: tuple[str, ...] = ()  # chip keys `allreduce` holds for
-    kv_reads: str = KV_ONCE  # how its decode attention reads a grouped-query cache
-    kv_source: str = FLASH_DECODE  # the code that says so
+    kv_reads: str = KV_ONCE  # how its decode attention reads a grouped-query cache (KV_SOURCES)
 
 
 # vLLM's CPU work per step before multi-step scheduling, every step (VLLM_RFC_6854; measured
@@ -287,7 +287,6 @@ ENGINES: dict[str, Engine] = {
         "TensorRT-LLM before v0.8)",
         low_precision_cache=True,
         kv_reads=KV_PER_HEAD,
-        kv_source=MMHA,
     ),
     "vllm-single-step": Engine(
         "vllm-single-step",
@@ -295,7 +294,6 @@ ENGINES: dict[str, Engine] = {
         "scheduling and output processing every step, decode attention per query head (to v0.4.2)",
         SINGLE_STEP,
         kv_reads=KV_PER_HEAD,
-        kv_source=MMHA,
     ),
     "vllm-eager": Engine(
         "vllm-eager",
@@ -304,14 +302,12 @@ ENGINES: dict[str, Engine] = {
         SINGLE_STEP,
         LAUNCH,
         kv_reads=KV_PER_HEAD,
-        kv_source=MMHA,
     ),
     "eager": Engine(
         "eager",
         "PyTorch eager (Hugging Face transformers): every kernel launched from Python",
         launch=LAUNCH,
         kv_reads=KV_COPIES,
-        kv_source=HF_REPEAT_KV,
     ),
 }
 NO_STEP = "fixed cost per step: none published for this engine class (left out)"

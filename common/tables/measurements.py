@@ -244,12 +244,10 @@ class Request:
 
 
 FT, TRT = "FasterTransformer, kipply", "TensorRT-LLM, its docs"
-#: Engine class by the version each source states: FasterTransformer and TensorRT-LLM before
-#: v0.8 (v0.5, v0.6.1) decode with one attention block per query head, MMHA; TensorRT-LLM from
-#: v0.8 (NIM 1.8) with XQA, trtllm; so does LMDeploy v0.1.0a1's TurboMind, for `trtllm` reads
-#: each KV head once: it reads it g / gcd(g, 4) times (4 query heads a block), Llama-2-70B's
-#: twice, from L2 in less time than the one HBM read on an A100 (kernels/
-#: decoder_multihead_attention/decoder_multihead_attention.cu), so the forecast is the same.
+#: Engine class by the version each source states: FasterTransformer and TensorRT-LLM v0.5
+#: and v0.6.1 (before XQA, v0.8), MMHA; NIM 1.8, trtllm; LMDeploy v0.1.0a1's TurboMind too: it
+#: reads a KV head g / gcd(g, 4) times (decoder_multihead_attention.cu), Llama-2-70B's twice,
+#: from L2 in less time than its one HBM read on an A100, so the forecast is the same.
 MMHA = "trtllm-mmha"
 FT_DOCS = "FasterTransformer, its docs"
 
