@@ -184,8 +184,8 @@ H100_DGX_ALLREDUCE = dgx_curve(
     {2: (31, 11, 43, 42, 74, 245), 4: (38, 41, 41, 47, 93, 315), 8: (33, 27, 33, 51, 114, 343)}
 )
 
-#: gpu-benches' L2 bandwidth (GPU_BENCHES_L2): the median of 26 data sets (A100 80GB, up to
-#: 20 MB) and of 29 (H200, up to 25 MB), GB/s.
+# gpu-benches' L2 bandwidth (GPU_BENCHES_L2): the median of 26 data sets (A100 80GB, up to
+# 20 MB) and of 29 (H200, up to 25 MB), GB/s.
 L2_A100 = Term("L2 of an A100 80GB, 5.41 TB/s", 5410.85e9,
                GPU_BENCHES_L2.format(file="a100_80.txt", half=20))  # fmt: skip
 L2_GH100 = Term("L2 of an H200 (the H100 SXM's die, SMs and 50 MB L2), 10.08 TB/s", 10084.5e9,

@@ -244,10 +244,10 @@ class Request:
 
 
 FT, TRT = "FasterTransformer, kipply", "TensorRT-LLM, its docs"
-#: Engine class by the version each source states: FasterTransformer and TensorRT-LLM v0.5
-#: and v0.6.1 (before XQA, v0.8), MMHA; NIM 1.8, trtllm; LMDeploy v0.1.0a1's TurboMind too: it
-#: reads a KV head g / gcd(g, 4) times (decoder_multihead_attention.cu), Llama-2-70B's twice,
-#: from L2 in less time than its one HBM read on an A100, so the forecast is the same.
+# Engine class by the version each source states: FasterTransformer and TensorRT-LLM v0.5
+# and v0.6.1 (before XQA, v0.8), MMHA; NIM 1.8, trtllm; LMDeploy v0.1.0a1's TurboMind too: it
+# reads a KV head g / gcd(g, 4) times (decoder_multihead_attention.cu), Llama-2-70B's twice,
+# from L2 in less time than its one HBM read on an A100, so the forecast is the same.
 MMHA = "trtllm-mmha"
 FT_DOCS = "FasterTransformer, its docs"
 
