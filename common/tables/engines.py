@@ -159,7 +159,7 @@ VIDUR_SMALL_S = {
 
 
 def _vidur(
-    gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str, note: str, l2: Term
+    gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str, note: str = "", l2=None
 ) -> ChipTerms:
     """A generation's terms from vidur's profile of it, each a Term with its source."""
     src, k, name = VIDUR_MLP.format(gpu=gpu), GEMM_K, gpu.upper()
@@ -198,7 +198,7 @@ A100_TERMS = _vidur(
     "measured on an A100 80GB; the 40GB part has the same SMs",
     L2_A100,
 )
-H100_TERMS = _vidur("h100", H100_DGX_ALLREDUCE, VIDUR_ALLREDUCE_H100, "h100", "", L2_GH100)
+H100_TERMS = _vidur("h100", H100_DGX_ALLREDUCE, VIDUR_ALLREDUCE_H100, "h100", l2=L2_GH100)
 H200_NOTE = (
     "measured on an H100 SXM; the H200 has the same GH100 die and NVLink 4 switch, so its "
     "shares of the datasheet are taken as the H100's (no H200 measurement published here)"
