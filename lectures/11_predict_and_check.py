@@ -182,11 +182,13 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # (vLLM's benchmark CI on H100, H200 and A100, LMDeploy's A100 table, NVIDIA NIM on two
 # H100s). Each is predicted twice: by the roofline *bound* alone, and by the *forecast*
 # of ``python3 -m common.predict --engine E``, E the class of its engine (``trtllm``,
-# ``vllm``, ``vllm-single-step`` or ``vllm-eager``): the bound plus the engine terms of
-# ``common/tables/engines.py`` (a GEMM's measured share of the peak at the request's
-# rows, a weight-bound GEMM's share of the bandwidth, both measured on one GPU's shard
-# under the request's tensor parallelism, the smallest kernel's time, the all-reduce
-# curve of its node or its engine). A case a term was taken from is *calibration*;
+# ``trtllm-mmha``, ``vllm``, ``vllm-single-step`` or ``vllm-eager``): the bound plus the
+# engine terms of ``common/tables/engines.py`` (a GEMM's measured share of the peak at the
+# request's rows, a weight-bound GEMM's share of the bandwidth, both measured on one GPU's
+# shard under the request's tensor parallelism, the smallest kernel's time, the all-reduce
+# curve of its node or its engine, and the *KV re-read per query head*: a decode attention
+# that reads each shared KV head once per query head, the re-reads at the L2's measured
+# bandwidth). A case a term was taken from is *calibration*;
 # every other case only checks (*validation*), and a new source always enters as
 # validation.
 
@@ -246,4 +248,5 @@ else:
 # Every measured number above, with the page, table or section it stands in.
 
 terms = [*(t.source for t in engines.all_terms()), engines.FP8_ENGINE_BUILD]
+terms += [engines.KV_SOURCES[engines.ENGINES[r.engine_class].kv_reads] for r in pub.ALL_REQUESTS]
 show(page.sources_text([*pub.sources(), *terms]))

@@ -266,6 +266,8 @@ class EngineRoofs(NamedTuple):
     launch: float = 0.0  # seconds of CPU launch per kernel the GPU waits for (eager)
     notes: tuple[str, ...] = ()  # terms left out or carried from another chip, said plainly
     attention_share: float = 1.0  # attention's peak / the GEMMs' (16-bit beside FP8 GEMMs)
+    kv_l2: float = 0.0  # L2 B/s decode attention re-reads each KV head from, once per query head
+    kv_copies: bool = False  # the KV heads copied once per query head in HBM (engines.KV_COPIES)
 
 
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
@@ -281,6 +283,12 @@ EP_TERMS = ("EP dispatch", "EP combine")
 #: The forecast's term for attention kernels that run in the 16-bit network while the GEMMs
 #: run in FP8 (``engines.FP8_ENGINE_BUILD``): their time at the 16-bit peak less at the GEMMs'.
 ATTENTION_TERM = "attention at the 16-bit peak"
+#: The forecast's term for decode attention under grouped-query attention (g query heads to a
+#: KV head) that reads each KV head once per query head (``engines.KV_PER_HEAD``): g reads
+#: from L2 beside the one from HBM, the kernel as slow as the slower (prefill reads no cache
+#: this way: 0); or that copies it g times (``engines.KV_COPIES``): 2 g x its KV bytes more
+#: through HBM (the copy reads it, writes g; attention reads g, not 1). None for g = 1.
+KV_TERM = "KV re-read per query head"
 
 
 class EPNetwork(NamedTuple):
@@ -399,9 +407,17 @@ def forecast_terms(
     kernels = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak)
     slower = sum(c * t for c, t in kernels) - t_kernels
     attention = {} if eng.attention_share == 1.0 else {ATTENTION_TERM: slower}
+    m, g = ledger.model, ledger.model.n_heads // ledger.model.n_kv_heads
+    l2 = eng.kv_l2 if g > 1 and ledger.phase == "decode" else 0.0
+    read = [(c, max(t, g * op.kv_bytes / gpus / l2) if l2 and op.kind == "attention" else t)
+            for (op, _), (c, t) in zip(ledger.counted(), kernels, strict=True)]  # fmt: skip
+    extra = sum(c * t for c, t in read) - sum(c * t for c, t in kernels)
+    copies = eng.kv_copies * 2 * g * ledger.kind_total("attention", "kv_bytes") / gpus
+    seconds = extra + copies / shares.mem_bw
+    reread = {KV_TERM: seconds} if g > 1 and (eng.kv_l2 or eng.kv_copies) else {}
     ring = comm_time(ledger, gpus, spec.link_bw, None)
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
-    m, ways = ledger.model, zip(EP_TERMS, ("dispatch", "combine"), strict=True) if ep else ()
+    ways = zip(EP_TERMS, ("dispatch", "combine"), strict=True) if ep else ()
     exchange = {  # under `ep`: each MoE layer sends its tokens to their experts and back
         t: m.moe_layers * ep_call(ledger.tokens, ep, w, m.d_model, m.experts_per_token)
         for t, w in ways
@@ -410,8 +426,9 @@ def forecast_terms(
         "bound (spec roofs)": bound_time(ledger, spec, gpus),
         "measured GEMM and HBM shares": max(0.0, t_kernels - roofline_time(ledger, spec, gpus)),
         **attention,
+        **reread,
         "all-reduce beyond ring bytes": max(0.0, measured - ring),
-        "kernel floor": sum(c * max(0.0, eng.floor - t) for c, t in kernels),
+        "kernel floor": sum(c * max(0.0, eng.floor - t) for c, t in read),
         "CPU launch per kernel": sum(c for c, _ in kernels) * eng.launch,
         "fixed cost per step": eng.step,
         **exchange,
@@ -611,4 +628,10 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None
     ]
     launch, step = (0.0 if t is None else t.value for t in (eng.launch, eng.step))
-    return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention)
+    per_head, l2 = eng.kv_reads == engines.KV_PER_HEAD, terms and terms.l2
+    if per_head:
+        notes.append(f"{KV_TERM}: " + (f"from the {l2.what}" if l2 else engines.NO_L2))
+    kv = (l2.value if l2 and per_head else 0.0, eng.kv_reads == engines.KV_COPIES)
+    return EngineRoofs(
+        gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention, *kv
+    )

@@ -71,6 +71,45 @@ VLLM_KV_AUTO = (
     "checkpoint's network; an FP8 cache needs --kv-cache-dtype fp8); Hugging Face transformers' "
     f"cache stores the keys and values its 16-bit attention computes; {CHECKED}"
 )
+KV_CHECKED = "checked 2026-12-06"
+GPU_BENCHES_L2 = (
+    "te42kyfo/gpu-benches (github.com/te42kyfo/gpu-benches, commit 1c36d50), gpu-l2-cache/{file} "
+    "(measured with its main.cu of commit 3088b33): 200,000 blocks of 1,024 threads, each summing "
+    "FP64 products over one of the data set's 512 kB slices, which the blocks share; column "
+    "'Eff. bw' (bytes read / the best of 11 runs); the figure is its median over the data sets "
+    "that fit in half the L2 (the chip splits its L2 in two partitions), 1.5 MB to {half} MB; "
+    + KV_CHECKED
+)
+FLASH_DECODE = (
+    "vllm-project/flash-attention csrc/flash_attn/flash_api.cpp (commit 04325b6), mha_fwd_kvcache: "
+    "with one query token and num_heads > num_heads_k ('seqlenq_ngroups_swapped') a KV head's g "
+    "query heads become g query rows of one head, so each block of K and V is read once for the "
+    "group (vLLM decodes with it from its PR #4907, 2024-05-19); TensorRT-LLM's XQA kernel from "
+    "v0.8 likewise (its docs/source/blogs/XQA-kernel.md: 'optimization for MQA and GQA during "
+    "generation phase ... reducing data loading'); " + KV_CHECKED
+)
+MMHA = (
+    "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/"
+    "decoderMaskedMultiheadAttentionTemplate.h (commit 02519b0), its masked MHA kernel for "
+    "generation before XQA (v0.8), from FasterTransformer's: 'a threadblock for B x H pair', "
+    "hi_kv = hi / qhead_per_kv; vllm-project/vllm csrc/attention/attention_kernels.cu (commit "
+    "00f5113, 'Adapted from' FasterTransformer's kernel), vLLM's decode attention before its PR "
+    "#4907: 'Grid: (num_heads, num_seqs, max_num_partitions)', kv_head_idx = head_idx / "
+    "num_queries_per_kv (head_mapping[head_idx] in v0.1): each query head's block reads its KV "
+    "head, and the g blocks of a group, launched side by side, read it again from L2; " + KV_CHECKED
+)
+HF_REPEAT_KV = (
+    "huggingface/transformers src/transformers/models/llama/modeling_llama.py (commit 0022728), "
+    "LlamaAttention.forward: after the cache update, repeat_kv (expand, then reshape: a copy) "
+    "makes n_heads keys and values of the n_kv_heads cached; integrations/sdpa_attention.py "
+    "(commit 00c238b) does the same unless torch >= 2.5 and no attention mask; " + KV_CHECKED
+)
+#: How an engine's decode attention reads a grouped-query cache (g query heads to a KV head):
+#: once for the group, once per query head (the g - 1 more from L2), or after copying each KV
+#: head g times in HBM; and the code that says so.
+KV_ONCE, KV_PER_HEAD, KV_COPIES = "once", "per query head", "copies"
+KV_SOURCES = {KV_ONCE: FLASH_DECODE, KV_PER_HEAD: MMHA, KV_COPIES: HF_REPEAT_KV}
+
 #: The activations an engine keeps between kernels when it stores weights in fewer than 2
 #: bytes (FP8_ENGINE_BUILD): the network stays 16-bit, so what a kernel reads and writes
 #: besides weights and cache, and every all-reduce message, is 2 bytes an element.
@@ -97,6 +136,7 @@ class ChipTerms:
     allreduce_source: str
     measured_on: str  # the chip key whose datasheet the shares are taken against
     note: str = ""  # how the figures reach a chip they were not measured on
+    l2: Term | None = None  # L2 bandwidth, B/s (GPU_BENCHES_L2)
 
 
 #: vidur's profile (VIDUR_MLP), ms: the GEMM on one of g GPUs at GEMM_ROWS, by (generation, g),
@@ -119,7 +159,7 @@ VIDUR_SMALL_S = {
 
 
 def _vidur(
-    gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str, note: str = ""
+    gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str, note: str = "", l2=None
 ) -> ChipTerms:
     """A generation's terms from vidur's profile of it, each a Term with its source."""
     src, k, name = VIDUR_MLP.format(gpu=gpu), GEMM_K, gpu.upper()
@@ -135,7 +175,7 @@ def _vidur(
         Term(f"{what}, 1 token, {name}", s, src)
         for what, s in zip(SMALL_KERNELS, VIDUR_SMALL_S[gpu], strict=True)
     )
-    return ChipTerms(gemm, small, allreduce, allreduce_source, measured_on, note)
+    return ChipTerms(gemm, small, allreduce, allreduce_source, measured_on, note, l2)
 
 
 #: All-reduce time against message bytes on one DGX H100, per GPU count (VIDUR_ALLREDUCE_H100):
@@ -144,14 +184,21 @@ H100_DGX_ALLREDUCE = dgx_curve(
     {2: (31, 11, 43, 42, 74, 245), 4: (38, 41, 41, 47, 93, 315), 8: (33, 27, 33, 51, 114, 343)}
 )
 
+# gpu-benches' L2 bandwidth (GPU_BENCHES_L2): the median of 26 data sets (A100 80GB, up to
+# 20 MB) and of 29 (H200, up to 25 MB), GB/s.
+L2_A100 = Term("L2 of an A100 80GB, 5.41 TB/s", 5410.85e9,
+               GPU_BENCHES_L2.format(file="a100_80.txt", half=20))  # fmt: skip
+L2_GH100 = Term("L2 of an H200 (the H100 SXM's die, SMs and 50 MB L2), 10.08 TB/s", 10084.5e9,
+                GPU_BENCHES_L2.format(file="h200.txt", half=25))  # fmt: skip
 A100_TERMS = _vidur(
     "a100",
     pub.A100_DGX_ALLREDUCE,
     "vidur's DGX A100 curve (measurements.A100_DGX_ALLREDUCE)",
     "a100-80gb",
     "measured on an A100 80GB; the 40GB part has the same SMs",
+    L2_A100,
 )
-H100_TERMS = _vidur("h100", H100_DGX_ALLREDUCE, VIDUR_ALLREDUCE_H100, "h100")
+H100_TERMS = _vidur("h100", H100_DGX_ALLREDUCE, VIDUR_ALLREDUCE_H100, "h100", l2=L2_GH100)
 H200_NOTE = (
     "measured on an H100 SXM; the H200 has the same GH100 die and NVLink 4 switch, so its "
     "shares of the datasheet are taken as the H100's (no H200 measurement published here)"
@@ -211,6 +258,7 @@ class Engine:
     allreduce: Mapping[int, tuple[Term, ...]] | None = None  # GPUs -> its time at each size
     allreduce_sizes: tuple[int, ...] = ()  # bytes of each point of `allreduce`
     allreduce_chips: tuple[str, ...] = ()  # chip keys `allreduce` holds for
+    kv_reads: str = KV_ONCE  # how its decode attention reads a grouped-query cache (KV_SOURCES)
 
 
 # vLLM's CPU work per step before multi-step scheduling, every step (VLLM_RFC_6854; measured
@@ -230,14 +278,22 @@ ENGINES: dict[str, Engine] = {
     ),
     "trtllm": Engine(
         "trtllm",
-        "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM, FasterTransformer)",
+        "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.8, with XQA)",
         low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
+    ),
+    "trtllm-mmha": Engine(
+        "trtllm-mmha",
+        "as trtllm, its decode attention one thread block per query head (FasterTransformer, "
+        "TensorRT-LLM before v0.8)",
+        low_precision_cache=True,
+        kv_reads=KV_PER_HEAD,
     ),
     "vllm-single-step": Engine(
         "vllm-single-step",
         "vLLM before multi-step scheduling (2023-24, before v0.6): CUDA graphs in decode, CPU "
-        "scheduling and output processing every step",
+        "scheduling and output processing every step, decode attention per query head (to v0.4.2)",
         SINGLE_STEP,
+        kv_reads=KV_PER_HEAD,
     ),
     "vllm-eager": Engine(
         "vllm-eager",
@@ -245,15 +301,18 @@ ENGINES: dict[str, Engine] = {
         "and CPU scheduling every step as vllm-single-step",
         SINGLE_STEP,
         LAUNCH,
+        kv_reads=KV_PER_HEAD,
     ),
     "eager": Engine(
         "eager",
         "PyTorch eager (Hugging Face transformers): every kernel launched from Python",
         launch=LAUNCH,
+        kv_reads=KV_COPIES,
     ),
 }
 NO_STEP = "fixed cost per step: none published for this engine class (left out)"
 NO_LAUNCH = "CPU cost per kernel launch: none (CUDA graphs or a C++ runtime launch them)"
+NO_L2 = "no L2 bandwidth published for this chip (left out)"
 NO_OWN_ALLREDUCE = (
     "the engine's own all-reduce is published for {chips} only; the node's NCCL curve stands in"
 )
@@ -262,6 +321,7 @@ NO_OWN_ALLREDUCE = (
 def all_terms() -> list[Term]:
     """Every figure above, once each, for the calibration test and the sources list."""
     chips = [t for c in CHIP_TERMS.values() for g in (*c.gemm.values(), c.small_kernels) for t in g]
+    chips += [c.l2 for c in CHIP_TERMS.values() if c.l2]
     engine = [t for e in ENGINES.values() for t in (e.step, e.launch) if t is not None]
     engine += [t for e in ENGINES.values() for ts in (e.allreduce or {}).values() for t in ts]
     return list(

@@ -311,11 +311,47 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
     )
 
 
+def test_kv_re_read_per_query_head_by_hand() -> None:
+    # 40 query heads on 10 KV heads: g = 4. One decode attention kernel reads 1 GB of cache:
+    # 1 ms at 1 TB/s; read once per query head, 4 GB from an L2 of 2 TB/s: 2 ms, 1 ms more
+    gqa = dataclasses.replace(ONE_LAYER, n_kv_heads=10)
+    attn = Op("scores", "attention", 1e6, kv_bytes=1e9)
+    step = PassLedger("decode", gqa, 1, 1, 100, DTypes(), False, (attn, MATMUL), ())
+    per_head = predict.EngineRoofs((), 1.0, 3e-3, 0.0, None, kv_l2=2e12)
+    terms = predict.forecast_terms(step, SPEC, per_head, 1)
+    assert terms[predict.KV_TERM] == pytest.approx(1e-3)
+    # the floor (3 ms) fills the kernel up from its 2 ms, not from 1 ms (the matmul's 20 ms: 0)
+    assert terms["kernel floor"] == pytest.approx(1e-3)
+    # two GPUs: 0.5 ms from HBM, 1 ms from L2
+    assert predict.forecast_terms(step, SPEC, per_head, 2)[predict.KV_TERM] == pytest.approx(5e-4)
+    # prefill reads no cache this way; one KV head a query head (g = 1) or reading once: no term
+    prefill = dataclasses.replace(step, phase="prefill")
+    assert predict.forecast_terms(prefill, SPEC, per_head, 1)[predict.KV_TERM] == 0.0
+    mha = dataclasses.replace(step, model=ONE_LAYER)
+    assert predict.KV_TERM not in predict.forecast_terms(mha, SPEC, per_head, 1)
+    assert predict.KV_TERM not in predict.forecast_terms(step, SPEC, BARE, 1)
+    # copies (repeat_kv): read 1 GB, write 4, attention reads 4 for 1: 8 GB more at 1 TB/s
+    copies = BARE._replace(kv_copies=True)
+    assert predict.forecast_terms(step, SPEC, copies, 1)[predict.KV_TERM] == pytest.approx(8e-3)
+    assert predict.forecast_terms(mha, SPEC, copies, 1).get(predict.KV_TERM) is None
+    # the engines: gpu-benches' L2 medians, the H100 SXM at the H200's; vLLM reads once
+    h100, a100 = get_chip("h100"), get_chip("a100")
+    mmha = predict.engine_roofs(h100, "trtllm-mmha", "fp8")
+    assert mmha.kv_l2 == 10084.5e9 and any("H200" in n for n in mmha.notes)
+    assert predict.engine_roofs(a100, "vllm-eager", "bf16").kv_l2 == 5410.85e9
+    assert predict.engine_roofs(h100, "vllm", "bf16").kv_l2 == 0.0
+    assert predict.engine_roofs(a100, "eager", "bf16").kv_copies
+    b200 = predict.engine_roofs(get_chip("b200"), "trtllm-mmha", "bf16")
+    assert b200.kv_l2 == 0.0 and any(engines.NO_L2 in n for n in b200.notes)
+    trt = predict.engine_roofs(h100, "trtllm", "fp8")
+    assert (trt.kv_l2, trt.notes) == (0.0, mmha.notes[:-1])
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     chip=st.sampled_from(["a100", "a100-80gb", "h100", "h200", "b200", "tpu-v5e"]),
     model=st.sampled_from(["llama-2-7b", "llama-3-8b", "llama-3-70b"]),
-    engine=st.sampled_from(["vllm", "trtllm", "eager"]),
+    engine=st.sampled_from(["vllm", "trtllm", "eager", "trtllm-mmha"]),
     gpus=st.sampled_from([1, 2, 4, 8]),
     batch=st.integers(1, 256),
     prompt=st.integers(1, 2048),

@@ -77,7 +77,11 @@ def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys
     vllm = run_json(tmp_path, LLAMA, *base, "--engine", "vllm", capsys=capsys)
     assert vllm["decode_step_s"] == pytest.approx(18 * FLOOR + 4e-3 / 8)
     eager = run_json(tmp_path, LLAMA, *base, "--engine", "eager", capsys=capsys)
-    assert eager["decode_step_s"] == pytest.approx(18 * FLOOR + 18 * 0.15 / 100 / 483)
+    # and repeat_kv's copies: g = 4 / 2 = 2; K and V (5 x 32 x 2 = 320 B each) read once,
+    # written twice, read twice by attention instead of once: 2 g x 640 = 2,560 B more
+    copies = 2560 / BW
+    assert eager["terms"]["decode_step"]["KV re-read per query head"] == pytest.approx(copies)
+    assert eager["decode_step_s"] == pytest.approx(18 * FLOOR + 18 * 0.15 / 100 / 483 + copies)
     # vLLM before multi-step scheduling: the 4 ms bubble every step; before CUDA graphs too:
     # the launches as well
     single = run_json(tmp_path, LLAMA, *base, "--engine", "vllm-single-step", capsys=capsys)

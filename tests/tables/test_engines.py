@@ -28,3 +28,5 @@ def test_every_term_has_a_source_and_a_positive_value() -> None:
         own = [t for t in (e.step, e.launch) if t is not None]
         own += [t for ts in (e.allreduce or {}).values() for t in ts]
         assert all(any(t is u for u in terms) for t in own), e.what
+        assert e.kv_reads in (engines.KV_ONCE, engines.KV_PER_HEAD, engines.KV_COPIES)
+    assert engines.L2_A100 in terms and engines.L2_GH100 in terms  # A100 80GB, H200 L2

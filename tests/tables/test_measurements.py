@@ -99,7 +99,7 @@ def test_published_requests_as_their_pages_print_them() -> None:
     h100 = {(r.model.key, r.gpus, r.batch, r.prompt, r.new_tokens): r for r in pub.REQUESTS
             if r.chip == "h100"}  # fmt: skip
     assert all(r.precision == "fp8" for r in h100.values()) and len(h100) == 12
-    assert {r.engine_class for r in h100.values()} == {"trtllm"}  # all TensorRT-LLM's pages
+    assert {r.engine_class for r in h100.values()} == {"trtllm-mmha"}  # TensorRT-LLM v0.5, v0.6.1
     # v0.5 H100 FP8 first-token latency: 7 and 36 ms (7B), 26 and 109 ms (70B on 4).
     assert h100[("llama-2-7b", 1, 1, 128, 0)].measured.seconds == pytest.approx(7 * MS)
     assert h100[("llama-2-70b", 4, 1, 2048, 0)].measured.seconds == pytest.approx(109 * MS)
@@ -202,7 +202,7 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
         pytest.approx(14.57)
     )
     assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "vllm-eager")] == pytest.approx(133.70)
-    assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "trtllm")] == pytest.approx(70.19)
+    assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "trtllm-mmha")] == pytest.approx(70.19)
     # Llama-2-13B's config.json: 40 layers, hidden 5120, 40 heads, intermediate 13824.
     shape = fields(pub.LLAMA_2_13B, "n_layers d_model n_kv_heads d_ff vocab_size")
     assert shape == (40, 5120, 40, 13824, 32000)
