@@ -346,8 +346,8 @@ def _err(r: RequestRow, t: float) -> float:  # predicted / measured - 1
 def requests_table(rows: Sequence[RequestRow]) -> Table:
     """Each request: its role, measured, the bound and the forecast with their signed errors."""
     body = [
-        (r.label, r.engine, r.role, _ms(r.measured), _ms(r.bound), fmt_pct(_err(r, r.bound), 1),
-         _ms(r.forecast), fmt_pct(_err(r, r.forecast), 1))
+        (r.label, r.engine, r.role, _ms(r.measured), _ms(r.bound), f"{_err(r, r.bound):+.1%}",
+         _ms(r.forecast), f"{_err(r, r.forecast):+.1%}")
         for r in rows
     ]  # fmt: skip
     headers = ("request (prompt + new tokens)", "engine, published by", "role", "measured",
@@ -380,7 +380,7 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
         items[-1] += "out negative."
     errs = [_err(r, r.forecast) for r in rows]
     worst = max(range(len(rows)), key=lambda i: abs(errs[i]))
-    items.append(f"The worst forecast is {rows[worst].label} at {fmt_pct(errs[worst], 1)}.")
+    items.append(f"The worst forecast is {rows[worst].label} at {errs[worst]:+.1%}.")
     for what, key, name in (
         ("chip", lambda r: r.chip, str),
         ("GPU count", lambda r: r.gpus, lambda g: counted(g, "GPU")),

@@ -155,7 +155,7 @@ def test_published_requests_sections_and_sources(out) -> None:
     # the medians apart, each from its own rows
     flat = " ".join(out.split())
     for role in ("calibration", "validation"):
-        errs = sorted(abs(float(r[7].strip("%under "))) for r in rows if r[2] == role)
+        errs = sorted(abs(float(r[7].strip("%"))) for r in rows if r[2] == role)
         n = len(errs)
         median = (errs[(n - 1) // 2] + errs[n // 2]) / 2
         within = sum(e <= 20 for e in errs)

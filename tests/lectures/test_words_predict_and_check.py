@@ -202,7 +202,7 @@ def test_requests_table_and_words_by_hand() -> None:
     assert list(t.rows[0]) == [
         "a", "eng", "calibration", "1000.00 ms", "500.00 ms", "-50.0%", "900.00 ms", "-10.0%",
     ]  # fmt: skip
-    assert t.rows[1][-1] == "10.0%" and t.title == "Published requests: calibration and validation"
+    assert t.rows[1][-1] == "+10.0%" and t.title == "Published requests: calibration and validation"
     assert page.requests_observations(rows).items == [
         # calibration: a alone, forecast -10%, bound -50%
         "Calibration (1 case): the forecast's median absolute error is 10.0%, the one within "
