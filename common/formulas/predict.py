@@ -553,7 +553,7 @@ def request_bound(req: Request, roofs: Roofs, ep: EPNetwork | None = None) -> fl
     return f.bound_prefill_s + max(0, req.new_tokens - 1) * f.bound_decode_step_s
 
 
-def engine_dtypes(precision: str, engine: str = "trtllm") -> DTypes:
+def engine_dtypes(precision: str, engine: str) -> DTypes:
     """What `engine` stores at `precision`: weights in it; activations in it at 2 bytes or
     more, else 16-bit (``engines.LOW_PRECISION_ACTIVATIONS``: FP8 GEMMs in a 16-bit network);
     the KV cache as the activations unless the engine keeps it in the weights' format."""

@@ -92,6 +92,8 @@ def test_fixed_cost_fills_each_kernel_up_to_the_floor() -> None:
     tiny = Op("tiny", "elementwise", 0.0, act_bytes=1e6)  # 1 us of bytes
     led = toy(tiny, MATMUL)
     assert predict.fixed_cost(led, SPEC, floor=5e-6) == pytest.approx(4e-6)  # matmul > floor
+    # one GPU: the 20 ms matmul is past a 15 ms floor, the 1 us op fills up to it
+    assert predict.fixed_cost(led, SPEC, floor=15e-3) == pytest.approx(15e-3 - 1e-6)
     ach = predict.Roofs("achievable", P / 2, BW / 2, LINK / 2)
     led = toy(MATMUL, NORM)
     d = predict.decompose(led, SPEC, ach, 60e-3, gpus=1, curve=None, floor=0.0)
@@ -281,6 +283,7 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
     fp8 = predict.engine_dtypes("fp8", "trtllm")
     assert (fp8.w_bytes, fp8.kv_bytes, fp8.act_bytes) == (1, 1, 2)
     assert predict.engine_dtypes("bf16", "vllm") == DTypes("bf16", "bf16", "bf16")
+    assert predict.engine_dtypes("fp16", "vllm").activations == "fp16"  # 2 bytes: its own
     # vLLM's cache dtype 'auto' and transformers' cache follow the 16-bit network
     for engine in ("vllm", "eager"):
         low = predict.engine_dtypes("fp8", engine)
@@ -463,5 +466,10 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
     assert got.tokens_per_step == pytest.approx(2.952)
     steps = (new_tokens - 1) / e * (K * got.draft_step_s + got.verify_step_s)
     assert got.total_s == pytest.approx(prefill + steps) and got.draft_prefill_s == 0.0
+    # a draft model (the target itself here) on the same GPU, in the request's dtypes: its
+    # decode step at the same cache, and its prompt pass
+    drafted = predict.speculate(req, roofs, BARE, K, a, draft=TINY)
+    assert drafted.draft_step_s == pytest.approx(bound(tf.decode_ledger(TINY, 2, ctx, dt)))
+    assert drafted.draft_prefill_s == pytest.approx(bound(tf.prefill_ledger(TINY, 2, prompt, dt)))
     if new_tokens == 1:  # the prompt pass yields the only token: nothing to speculate on
         assert (got.total_s, got.speedup) == (pytest.approx(prefill), 1.0)

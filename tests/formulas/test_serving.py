@@ -73,6 +73,7 @@ def test_dispatch_and_combine_bytes_by_hand() -> None:
     assert ep16 == pytest.approx(182.40544e-6)
     # 128 x 8 x 7/8 x 7,168 x (1 + 4/128) B = 6,623,232 B over 160 GB/s = 41.3952 us
     assert predict.deepep_latency() == pytest.approx(77e-6 - 41.3952e-6)
+    assert "36 µs a call" in predict.ep_network(H100, 16, 1.0).notes[0]  # 35.6 µs
     for bw in pub.DEEPEP_NORMAL_BW[8]:
         assert 0.9 < bw / pub.H800_NVLINK.value <= 1.0
 
