@@ -46,12 +46,8 @@ from lectures.words import hierarchical_roofline as page
 ABOUT = {"budget": (20, 1.5), "terms": ("hierarchical roofline",)}
 
 
-make_parser = partial(
-    measure_budget.measuring_parser,
-    __doc__,
-    "09",
-    "shorter sweep (2 sizes per octave, less time each)",
-)
+quick = "shorter sweep (2 sizes per octave, less time each)"  # what --quick shortens
+make_parser = partial(measure_budget.measuring_parser, __doc__, "09", quick)
 args = cli.parse_args(make_parser())
 
 QUICK = args.quick
