@@ -80,13 +80,18 @@ def speed(t_before: float, t_after: float, digits: int = 2, shown: Fmt | None = 
 def multiple(x: float, digits: int = 2, spec: str = "f") -> str:
     """A factor x = new / old as printed: 'x2.15', '1/4.00' (the reciprocal below 1) or 'the
     same' when it prints as 1."""
+
     # `spec` "g": `digits` significant digits ('1/3.73'); the same when x or 1 / x prints 1.
-    one = f"{1:.{digits}{spec}}"
-    if f"{x:.{digits}{spec}}" == one or (x < 1 and f"{1 / x:.{digits}{spec}}" == one):
+    def shown(v: float) -> str:  # never in e-notation: from 10**digits on, whole and grouped
+        text = f"{v:,.{digits}{spec}}"
+        return f"{v:,.0f}" if "e" in text else text
+
+    one = shown(1)
+    if shown(x) == one or (x < 1 and shown(1 / x) == one):
         return "the same"
     if x > 1:
-        return ratio(x, digits) if spec == "f" else f"x{x:.{digits}{spec}}"
-    return f"1/{1 / x:,.{digits}{spec}}"
+        return ratio(x, digits) if spec == "f" else f"x{shown(x)}"
+    return f"1/{shown(1 / x)}"
 
 
 def times(x: float, digits: int = 2) -> str:

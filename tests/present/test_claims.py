@@ -46,6 +46,8 @@ def test_each_word_follows_its_numbers() -> None:
         (claims.times(1 / 1024, 0), "1/1,024 as much"),  # the reciprocal, comma-grouped
         (claims.times(0.45, 0), "1/2 as much"),  # 0.45 prints 0: 1 / 0.45 = 2.2, never 1/1
         (claims.times(0.6, 0), "the same"),  # 0.6 prints 1
+        (claims.multiple(1 / 12.345, 3, "g"), "1/12.3"),  # significant digits
+        (claims.multiple(1 / 1500, 3, "g"), "1/1,500"),  # whole past 10^3, not 1/1.5e+03
         (claims.than(2.0), "x2.00 as much as"),
         (claims.than(0.25, digits=1), "1/4.0 as much as"),
         (claims.than(1.0), "the same as"),
@@ -123,6 +125,8 @@ def test_a_factor_prints_on_the_side_of_1_its_value_is(x: float, digits: int) ->
     else:
         sign, number = re.fullmatch(r"(x|1/)([\d,.]+) as much", said).groups()
         assert float(number.replace(",", "")) > 1 and (x > 1) == (sign == "x")
+    shown = claims.multiple(x, digits or 1, "g")  # significant digits, never in e-notation
+    assert shown == "the same" or re.fullmatch(r"(x|1/)[\d,.]+", shown)
 
 
 def test_crossover_line_names_the_interval_and_both_intensities_or_none() -> None:
