@@ -37,7 +37,6 @@ from common.measure import caches, machine, roofs, timing
 from common.measure import hierarchy as sweep
 from common.plots.hierarchy import bandwidth_sweep_figure, hierarchical_roofline_figure
 from common.present import console, display, probe
-from common.present.console import fmt_bytes
 from common.present.display import show
 from common.shell import cli
 from common.shell.paths import display_path
@@ -46,8 +45,12 @@ from lectures.words import hierarchical_roofline as page
 ABOUT = {"budget": (20, 1.5), "terms": ("hierarchical roofline",)}
 
 
-quick = "shorter sweep (2 sizes per octave, less time each)"  # what --quick shortens
-make_parser = partial(measure_budget.measuring_parser, __doc__, "09", quick)
+make_parser = partial(
+    measure_budget.measuring_parser,
+    __doc__,
+    "09",
+    "shorter sweep (2 sizes per octave, less time each)",
+)
 args = cli.parse_args(make_parser())
 
 QUICK = args.quick
@@ -147,7 +150,7 @@ show(page.call_cost_table(costs_before))
 
 
 def progress(i: int, n: int, nbytes: int) -> None:
-    size = fmt_bytes(nbytes, binary=True, digits=0)
+    size = console.fmt_bytes(nbytes, binary=True, digits=0)
     console.progress(f"sweep {i + 1}/{n}: working set {size}")
 
 
@@ -318,7 +321,7 @@ for p, i in chosen:
     t0 = hierarchy.fixed_call_seconds(n, call_s, gil_s)
     flops = n * hierarchy.FLOPS_PER_ELEMENT
     operations.append({
-        "label": f"add in {p.name} ({fmt_bytes(sizes[i], binary=True, digits=0)})",
+        "label": f"add in {p.name} ({console.fmt_bytes(sizes[i], binary=True, digits=0)})",
         "level": p.name, "working_set_bytes": sizes[i],
         "intensity": hierarchy.FLOPS_PER_ELEMENT / hierarchy.BYTES_PER_ELEMENT, "seconds": t,
         "flops_per_s": flops / max(t - t0, t / 10),  # t - t0 kept above a tenth of t

@@ -26,6 +26,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 LECTURES = REPO / "lectures"
 SITE = REPO / "docs" / "_build" / "html"
+CELL_LINE_LIMIT = 30  # visible code lines in one cell of a lecture page
+PAGE_LINE_LIMIT = 200  # visible code lines on one lecture page
 
 
 def load_extension(name: str, folder: str = "docs/_ext") -> ModuleType:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import textwrap
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from conftest import REPO, run_python
+from conftest import CELL_LINE_LIMIT, PAGE_LINE_LIMIT, REPO, run_python
 
 import common
 from common.files import results
@@ -72,6 +73,19 @@ def in_layer(name: str, packages: tuple[str, ...]) -> bool:
 def role(name: str) -> str:
     """'common.formulas.ledger' -> 'formulas'; 'common.hw_specs' -> 'hw_specs'."""
     return name.split(".")[1]
+
+
+@pytest.mark.parametrize("lecture", sorted(p.name for p in REPO.glob("lectures/[0-9][0-9]_*.py")))
+def test_a_lecture_page_shows_short_cells(lecture: str) -> None:
+    # the code cells a reader sees, before any docs build: sphinx-gallery's code blocks less
+    # their hidden parts (the browser stage counts the built page's cells the same way)
+    from sphinx_gallery.py_source_parser import split_code_and_text_blocks
+
+    blocks = split_code_and_text_blocks(str(REPO / "lectures" / lecture))[1]
+    hidden = re.compile(r"# sphinx_gallery_start_ignore.*?# sphinx_gallery_end_ignore", re.S)
+    cells = [sum(1 for line in hidden.sub("", code).splitlines() if line.strip())
+             for kind, code, _ in blocks if kind == "code"]  # fmt: skip
+    assert max(cells) <= CELL_LINE_LIMIT and sum(cells) <= PAGE_LINE_LIMIT, cells
 
 
 def test_the_layout_has_every_role(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import REPO, built, critical_batch, load_extension
+from conftest import CELL_LINE_LIMIT, PAGE_LINE_LIMIT, REPO, built, critical_batch, load_extension
 from site_pass import (
     CONTENT_VIEW,
     HEIGHT,
@@ -39,8 +39,6 @@ from site_pass import (
 )
 
 LECTURES = sorted(REPO.glob("lectures/[0-9][0-9]_*.py"))
-CELL_LINE_LIMIT = 30  # visible code lines in one cell of a lecture page
-PAGE_LINE_LIMIT = 200  # visible code lines on one lecture page
 OBSERVATION_TITLE = "What to observe"  # common.present.display.Observations' default title
 LAPTOP = 1280  # from this width on, every table of the site is whole
 #: The smallest text a lecture figure draws may be no smaller than this on screen, in CSS px.
