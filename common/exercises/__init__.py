@@ -732,10 +732,10 @@ def profiler_flops_answer(prompts: Sequence[int] = (256, 1024, 4096)) -> Answer:
 def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> Answer:
     """One fp32 decode step at each context: bytes, KV share and the bound on measured roofs."""
     (m, dt), calib = PROFILED, measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
-    roofs, rows, values, most = (calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s), [], {}, 0.0
+    roofs, rows, values, each = (calib.matmul_flops_per_s, calib.bandwidth_bytes_per_s), [], {}, []
     for S in contexts:
         led = transformer.decode_ledger(m, 1, S, dt)
-        most = max(most, roofline.intensity(led.flops, led.nbytes))
+        each.append(roofline.intensity(led.flops, led.nbytes))
         t = roofline.lower_bound_time(led.flops, led.nbytes, *roofs)
         values[S] = {"bytes": led.nbytes, "kv_share": led.kv_bytes / led.nbytes, "seconds": t}
         rows.append((f"{S:,}", fmt_bytes(led.nbytes), fmt_pct(values[S]["kv_share"]), fmt_time(t)))
@@ -743,12 +743,16 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
     weights = transformer.decode_ledger(m, 1, contexts[0], dt).weight_bytes
     even = math.ceil(weights / per_token)
     first, last = values[contexts[0]], values[contexts[-1]]
+    most, sides = max(each), {claims.side(i, calib.ridge) for i in each}
+    where = "compute-bound at some contexts and memory-bound at others"
+    if len(sides) == 1:  # the claim 'at every context' only when every context says so
+        where = f"{sides.pop()} at every context"
     steps = (
         f"A decode step of {m.name} reads every weight once, {fmt_bytes(weights)}, and the "
         f"whole KV cache, {fmt_bytes(per_token)} a token of context. Its intensity is at most "
         f"{most:.2f} FLOP/byte against a ridge of {_f1(calib.ridge)} on {calib.source}: the "
-        f"step is {claims.side(most, calib.ridge)} at every context, "
-        + ("so its bound is bytes / bandwidth (table)." if most < calib.ridge else "(table)."),
+        f"step is {where}"
+        + (", so its bound is bytes / bandwidth (table)." if most < calib.ridge else " (table)."),
         f"From {contexts[0]:,} to {contexts[-1]:,} tokens the step's time bound "
         f"{rose(first['seconds'], last['seconds'], fmt_time)}: linear in S, with an "
         "intercept set by the weights.",

@@ -22,6 +22,7 @@ from common import exercises as ex
 from common import hw_specs
 from common.exercises import Calibration, get_exercise
 from common.files import results
+from common.formulas import transformer as tf
 
 GIB = 2**30
 # LaTeX's own commands, as MathJax renders them (a misspelt one prints raw)
@@ -231,6 +232,8 @@ def test_a100_peak_edit_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     assert round(answer.values["ridge_before"], 1) == 200.6
     assert round(answer.values["ridge_after"], 1) == 1272.7
     assert answer.values["flipped"] == ["GEMM 512 x 4096 x 4096"]
+    peak, gemm = r"\frac{P_{\text{peak}}}{\beta}", r"\frac{2MNK}{2(MK + KN + MN)}"
+    assert answer.formula == rf"I^* = {peak}, \qquad I_{{\text{{GEMM}}}}(M) = {gemm}"
     assert hw_specs.A100.peak_flops("bf16") == 312e12  # the what-if copy left the table alone
     rows = []
     for name, f, d in article_ops():
@@ -584,7 +587,9 @@ def test_tiled_attention_answers() -> None:
     assert values["m_needed"] == footprint and values["m_have"] == 233_472
     assert values["blocks"] == (304, 128)
     # in bf16: U(304, 128) = 304 x 1288 + 65,536 = 457,088 (test_attention_io's by hand)
-    assert ex.tiled_compute_bound_answer(precision="bf16").values["m_needed"] == 457_088
+    bf16 = ex.tiled_compute_bound_answer(precision="bf16")
+    assert bf16.values["m_needed"] == 457_088
+    assert bf16.formula.endswith(r"\ge I^{\ast},\quad M_{sm} \ge U(B_r, \min(B_r, d_h))")
     far = edited(h100={"peak fp8": 20})
     assert steps("tiled-compute-bound", far)[1] == (
         "Even reading K and V once falls short of the ridge: no M_sm is enough."
@@ -737,6 +742,19 @@ def test_profile_exercises_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "memory-bound at every context, so its bound is bytes / bandwidth" in said
     assert "rose from 57.3 ms to 70.3 ms" in said
     assert "beyond the model's 8,192-token window" in said
+    # every context compute-bound below the lowest intensity (0.510 at 256 tokens, 0.789 at
+    # 8,192 in fp32); between them, "every" would be false
+    m, dt = ex.PROFILED
+    each = [
+        (led.flops / led.nbytes) for led in (tf.decode_ledger(m, 1, S, dt) for S in (256, 8192))
+    ]
+    for ridge, where in (
+        (each[0] / 2, "compute-bound at every context (table)."),
+        (sum(each) / 2, "compute-bound at some contexts and memory-bound at"),
+    ):
+        calib = ex.Calibration(1e10, 1e10 * ridge, "a test machine")
+        monkeypatch.setattr(ex, "measured_calibration", lambda section, source, c=calib: c)
+        assert f"the step is {where}" in get_exercise("decode-context").solve().steps[0]
 
 
 # Lecture 13's two exercises, worked by hand: Mixtral-8x7B's critical batches in fp8 on the
