@@ -48,14 +48,6 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int, int]]:
     return {str(p): (s.st_ino, s.st_mtime_ns, s.st_size) for p in pngs for s in [p.stat()]}
 
 
-def changed_images(
-    before: Mapping[str, tuple[int, int, int]], after: Mapping[str, tuple[int, int, int]]
-) -> list[str]:
-    """Images new or modified between two snapshots, in the order they were written."""
-    changed = [path for path, sig in after.items() if before.get(path) != sig]
-    return sorted(changed, key=lambda path: (after[path][1], path))
-
-
 def alt_text(path: str | os.PathLike[str], caption: str = "") -> str:
     """'Figure NAME: ' and the caption's first sentence that is not a "Look at ...", or NAME."""
     name = Path(path).stem.replace("_", " ").replace("-", " ").strip() or "figure"
@@ -130,8 +122,10 @@ def scrape_pngs(
     after = snapshot(outdir)
     _SNAPSHOTS[src_file] = after
     rst = ""
-    # One figure per image keeps each full width, stacked in the order written.
-    for original in changed_images(before, after):
+    # One figure per image new or rewritten since the last snapshot keeps each full width,
+    # stacked in the order written.
+    changed = [path for path, sig in after.items() if before.get(path) != sig]
+    for original in sorted(changed, key=lambda path: (after[path][1], path)):
         copy = next(block_vars["image_path_iterator"])
         shutil.copyfile(original, copy)
         caption = display.CAPTIONS.get(str(Path(original).resolve()), "")
@@ -219,18 +213,14 @@ def _source_read(app: Any, docname: str, source: list[str]) -> None:
 
 
 #: A toctree caption is role="heading" without a level (axe-core: aria-required-attr).
-_CAPTION_HEADING = 'class="caption" role="heading"'
-
-
-def heading_levels(html: str) -> str:
-    """Navigation HTML with every caption heading given its level."""
-    return html.replace(_CAPTION_HEADING, f'{_CAPTION_HEADING} aria-level="2"')
+_CAPTION = 'class="caption" role="heading"'
 
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """Navigation HTML with every caption heading given its level."""
     for key in ("furo_navigation_tree", "body"):
         if isinstance(context.get(key), str):
-            context[key] = heading_levels(context[key])
+            context[key] = context[key].replace(_CAPTION, f'{_CAPTION} aria-level="2"')
 
 
 def setup(app: Any) -> dict[str, Any]:
