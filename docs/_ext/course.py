@@ -139,14 +139,13 @@ class ExerciseDirective(SphinxDirective):
     required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
+        from sphinx_design.shared import create_component
+
         from common import exercises
         from common.hw_specs import MissingFigureError
 
         try:
             exercise = exercises.get_exercise(self.arguments[0].strip())
-        except ValueError as exc:
-            raise self.error(str(exc)) from None
-        try:
             answer = exercise.solve()
         except MissingFigureError as exc:  # an edited table without a figure it needs
             answer = None
@@ -179,29 +178,22 @@ class ExerciseDirective(SphinxDirective):
         body += [paragraph(step) for step in answer.steps]
         if answer.table is not None:
             body.append(build_table(answer.table.headers, answer.table.rows))
-        section += answer_dropdown(body)
+        # A sphinx-design dropdown titled "Worked answer", closed until clicked (<details>).
+        classes = ["exercise-answer", "no-search"]  # no-search: out of the index and snippets
+        section += create_component(
+            "dropdown",
+            classes,  # for the transforms that run before sphinx-design's (runner.py)
+            children=[nodes.rubric("Worked answer", "Worked answer"), *body],
+            opened=False,
+            type="dropdown",
+            has_title=True,
+            icon=None,
+            chevron=None,
+            container_classes=["sd-mb-3", *classes],  # on the <details> sphinx-design writes
+            title_classes=[],
+            body_classes=["exercise-answer-body"],
+        )
         return parsed
-
-
-def answer_dropdown(body: Sequence[nodes.Node]) -> nodes.container:
-    """A sphinx-design dropdown titled "Worked answer", closed until clicked (``<details>``)."""
-    from sphinx_design.shared import create_component
-
-    classes = ["exercise-answer", "no-search"]  # no-search: out of the index and snippets
-    title = nodes.rubric("Worked answer", "Worked answer")
-    return create_component(
-        "dropdown",
-        classes,  # for the transforms that run before sphinx-design's (runner.py)
-        children=[title, *body],
-        opened=False,
-        type="dropdown",
-        has_title=True,
-        icon=None,
-        chevron=None,
-        container_classes=["sd-mb-3", *classes],  # on the <details> sphinx-design writes
-        title_classes=[],
-        body_classes=["exercise-answer-body"],
-    )
 
 
 #: Modules that only re-export names documented in their home module.
