@@ -181,18 +181,6 @@ def phrases(expression: str) -> list[str]:
 _TRANSLATE = "_computed_phrase_"
 
 
-def _translated(source: str, scope: dict[str, Any]) -> types.CodeType:
-    """`source` compiled with each phrase translated: a literal now, a call's result after it."""
-    tree = ast.parse(source, mode="eval")
-    for node in list(_phrase_nodes(tree.body, scope)):
-        if isinstance(node, ast.Constant):
-            node.value = scope[_TRANSLATE](node.value)
-        else:  # f(...) -> _computed_phrase_(f(...))
-            inner = ast.Call(node.func, node.args, node.keywords)
-            node.func, node.args, node.keywords = ast.Name(_TRANSLATE, ast.Load()), [inner], []
-    return compile(ast.fix_missing_locations(tree), "<computed>", "eval")
-
-
 def evaluate(
     expression: str,
     namespace: dict[str, Any] | None = None,
@@ -203,13 +191,16 @@ def evaluate(
     if not source:
         raise ComputedError("empty :computed: expression")
     scope = build_namespace() if namespace is None else dict(namespace)
-    try:
-        if translate is None:
-            code = compile(source, "<computed>", "eval")
-        else:
-            scope[_TRANSLATE] = translate
-            code = _translated(source, scope)
-        value = eval(code, scope)
+    scope[_TRANSLATE] = translate or str
+    try:  # each phrase translated: a literal now, a call's result after it
+        tree = ast.parse(source, mode="eval")
+        for node in list(_phrase_nodes(tree.body, scope)):
+            if isinstance(node, ast.Constant):
+                node.value = scope[_TRANSLATE](node.value)
+            else:  # f(...) -> _computed_phrase_(f(...))
+                inner = ast.Call(node.func, node.args, node.keywords)
+                node.func, node.args, node.keywords = ast.Name(_TRANSLATE, ast.Load()), [inner], []
+        value = eval(compile(ast.fix_missing_locations(tree), "<computed>", "eval"), scope)
     except MissingFigureError as exc:  # an edited table without the figure: say so, in place
         return f"(not computed: {exc})"
     except Exception as exc:
