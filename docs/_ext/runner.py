@@ -38,16 +38,12 @@ HARNESS = STATIC_SOURCE / "harness.py"
 CHART_ADAPTER = STATIC_SOURCE / "live.py"  # packed with the course, loaded by the harness
 STDLIB_SCRIPT = Path(__file__).resolve().parent / "runner_stdlib.mjs"  # harness.compile_zip
 BUNDLE_SCRIPT = Path(__file__).resolve().parent / "runner_bundle.mjs"  # esbuild
-VENDOR_FILES = ("editor.js", "chart.js")  # the bundles, under _static/runner/vendor/
 SERVICE_WORKER = "runner-sw.js"  # served from the site's root: its scope is the whole site
 WORKER_FILES = ("runner-worker.mjs", "harness.py", SERVICE_WORKER)  # digest in the page
 #: The files of the pinned pyodide package that a page loads.
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                  "pyodide-lock.json")  # fmt: skip
-STATIC_SUBDIR = Path("_static") / "runner"
 OUTPUT_FLAGS = ("--png", "--outdir", "--results")  # set by the docs build, never by a panel
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)
-RUNTIME = REPO / "node_modules" / "pyodide"
 
 
 def top_imports(path: Path) -> set[str]:
@@ -78,7 +74,7 @@ def pack_course(lectures: Sequence[Path], target: Path) -> tuple[str, list[str]]
     tmp = target.with_name(target.name + ".tmp")
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, path in entries:
-            info = zipfile.ZipInfo(name, date_time=ZIP_DATE)  # the same sources, the same zip
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # same sources, same zip
             info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
             archive.writestr(info, path.read_bytes())
     tmp.replace(target)
@@ -257,7 +253,7 @@ def add_messages(app: Sphinx) -> None:
     computed.add_messages(app, MESSAGES_DOMAIN, lambda: found)
 
 
-_runtime = functools.cache(lambda: find_runtime(RUNTIME))  # found once per build
+_runtime = functools.cache(lambda: find_runtime(REPO / "node_modules" / "pyodide"))  # once a build
 
 
 def panel_html(
@@ -283,13 +279,12 @@ def panel_html(
 
 
 def visit_panel_html(self: Any, node: runner_panel) -> None:
-    app = self.builder.app
     first = not getattr(self, "_rl_table_written", False)
     self._rl_table_written = True
     table = (COURSE / "hw_specs.py").read_text(encoding="utf-8") if first else ""
     data = {key: node[key] for key in ("kind", "target", "options", "chip")}
     data["chart"] = "1" if node["chart"] else ""
-    self.body.append(panel_html(data, _runtime(), table, panel_words(app)))
+    self.body.append(panel_html(data, _runtime(), table, panel_words(self.builder.app)))
     raise nodes.SkipNode
 
 
@@ -393,7 +388,7 @@ def write_static(app: Sphinx) -> None:
         logger.verbose("runner: Run-it-here panels are off: %s", runtime.reason)
         return
     lectures = [_lecture_path(app, stem) for stem in app.config.runner_lectures]
-    staging = Path(app.outdir) / STATIC_SUBDIR
+    staging = Path(app.outdir) / "_static" / "runner"
     course, _ = pack_course(lectures, staging / "course.zip")
     app._runner_digest = course  # type: ignore[attr-defined]
     cache = runtime.folder.parent / ".cache" / "roofline-runner"
@@ -405,7 +400,10 @@ def write_static(app: Sphinx) -> None:
     # what a reader's browser fetches to start Python once: the runtime files and the course
     fetched = [staging / "course.zip", *runtime_files]
     app._runner_download = sum(p.stat().st_size for p in fetched)  # type: ignore[attr-defined]
-    write_service_worker(Path(app.outdir), f"{runtime.version}-{digest(*runtime_files)}")
+    # the service worker at the site's root, its cache named after the runtime
+    worker = (STATIC_SOURCE / SERVICE_WORKER).read_text(encoding="utf-8")
+    token = f"{runtime.version}-{digest(*runtime_files)}"
+    (Path(app.outdir) / SERVICE_WORKER).write_text(worker.replace("RUNTIME_TOKEN", token), "utf-8")
     vendor, why = bundle_vendor(staging / "vendor")
     if not vendor:
         logger.warning("runner: no editor or chart bundle (%s): the panels are off", why)
@@ -418,18 +416,10 @@ def bundle_vendor(target: Path) -> tuple[str, str]:
         return "", "node_modules/esbuild is missing (run npm ci)"
     target.mkdir(parents=True, exist_ok=True)
     why = run_node("esbuild", BUNDLE_SCRIPT, target, timeout=300)
-    bundles = [target / name for name in VENDOR_FILES]
+    bundles = [target / "editor.js", target / "chart.js"]
     if why or not all(b.is_file() for b in bundles):
         return "", why or "esbuild failed: no bundle written"
     return digest(*bundles), ""
-
-
-def write_service_worker(outdir: Path, token: str) -> Path:
-    """Copy the service worker to the site's root, naming its cache after `token`."""
-    text = (STATIC_SOURCE / SERVICE_WORKER).read_text(encoding="utf-8")
-    target = outdir / SERVICE_WORKER
-    target.write_text(text.replace("RUNTIME_TOKEN", token), encoding="utf-8")
-    return target
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
