@@ -18,10 +18,11 @@ sys.path.insert(0, str(DOCS_DIR / "_ext"))
 sys.path.insert(0, str(REPO_ROOT))
 
 import docs_hooks
-import runner
+
+from common.shell import interface
 
 #: What each lecture says of itself, its ABOUT (common/shell/interface.py), by file stem.
-_about = runner.lecture_declarations(REPO_ROOT / "lectures")
+_about = {s: interface.declared(p) for s, p in interface.lectures(REPO_ROOT / "lectures").items()}
 
 # The lectures share one results file, written fresh by the build (lecture 01 first).
 os.environ["ROOFLINE_RESULTS"] = str(docs_hooks.results_file(DOCS_DIR))
@@ -69,7 +70,9 @@ html_theme_options["dark_css_variables"] = _dark
 
 # -- Run it here (docs/_ext/runner.py): from each lecture's ABOUT; the exercises computed
 # from the hardware table.
-runner_lectures, runner_charts, runner_chips = runner.declared_panels(_about)
+runner_lectures = {s: tuple(a["flags"]) for s, a in _about.items() if "flags" in a}
+runner_charts = tuple(s for s, a in _about.items() if a.get("figure"))
+runner_chips = {s: a["chip"] for s, a in _about.items() if "chip" in a}
 runner_exercises = (
     "a100-peak-edit", "v5e-int8", "v5e-int8-weights", "per-example-matrices", "h200-vs-h100",
     "gqa-decode", "bandwidth-2x", "sharded-matmul", "tiled-compute-bound", "tiled-head-dim",

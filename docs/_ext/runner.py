@@ -152,22 +152,6 @@ def copy_runtime(runtime: Runtime, static_dir: Path, stdlib: Path | None = None)
     return target
 
 
-def declared_panels(
-    about: Mapping[str, Mapping[str, Any]],
-) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...], dict[str, str]]:
-    """runner_lectures, runner_charts and runner_chips from each lecture's ABOUT."""
-    return (
-        {stem: tuple(a["flags"]) for stem, a in about.items() if "flags" in a},
-        tuple(stem for stem, a in about.items() if a.get("figure")),
-        {stem: a["chip"] for stem, a in about.items() if "chip" in a},
-    )
-
-
-def lecture_declarations(folder: Path) -> dict[str, dict[str, Any]]:
-    """What each lecture in `folder` declares (its ABOUT), by file stem."""
-    return {s: interface.declared(p) for s, p in interface.lectures(folder).items()}
-
-
 @dataclass(frozen=True)
 class Option:
     """One flag a panel offers: a choice list (a select) or free text (an input)."""

@@ -29,13 +29,16 @@ from conftest import (
 )
 from docutils import nodes
 
+from common.shell import interface
+
 runner = load_extension("runner")
 
 HARNESS = REPO / "docs" / "_static" / "runner" / "harness.py"
 TABLE = (REPO / "common" / "hw_specs.py").read_text(encoding="utf-8")
 
 # The panels' configuration, from what each lecture declares (as docs/conf.py reads it).
-LECTURES, CHARTS, CHIPS = runner.declared_panels(runner.lecture_declarations(REPO / "lectures"))
+ABOUT = {s: interface.declared(p) for s, p in interface.lectures(REPO / "lectures").items()}
+LECTURES = {s: tuple(a["flags"]) for s, a in ABOUT.items() if "flags" in a}
 EXERCISES = conf_value("runner_exercises")
 # The panel's words: its say("...") calls in runner.js, their Chinese in runner.po.
 SOURCE = (REPO / "docs" / "_static" / "runner" / "runner.js").read_text(encoding="utf-8")
@@ -511,7 +514,7 @@ CHARTED = ("05_operator_ledger", "06_llm_speed", "07_llm_capacity", "13_mixture_
 
 @pytest.mark.parametrize("stem", [*CHARTED, "14_serving_a_fleet"])
 def test_each_charted_lecture_emits_one_chart(course: Path, tmp_path: Path, stem: str) -> None:
-    assert stem in CHARTS
+    assert ABOUT[stem].get("figure")
     (result,) = harness_runs(
         course, {"kind": "lecture", "target": stem, "table": TABLE, "chart": True}, tmp=tmp_path
     )
