@@ -152,11 +152,6 @@ def exit_message() -> str:
     )
 
 
-def _gallery_finished(*args: Any) -> None:
-    """Every lecture has run (Sphinx reads the documents only after the gallery)."""
-    _RUNNING.clear()
-
-
 _CARD = re.compile(
     r'(<div class="sphx-glr-thumbcontainer" tooltip="(?P<tip>[^"]*)">'
     r".*?:doc:`/auto_lectures/(?P<num>\d\d)_[^`]*`"
@@ -194,14 +189,10 @@ def with_index_terms(source: str, terms: Iterable[str]) -> str:
     return source[: match.end()] + block + source[match.end() :]
 
 
+#: The docs build's output folders, which a lecture page shows as a student's run prints them.
 _BUILD_OUTPUTS = re.compile(
     r"docs/" + re.escape(OUTPUTS_SUBDIR.as_posix()) + r"/(?:(results/)|figures/\d\d_\w+)"
 )
-
-
-def as_a_student_runs_it(source: str) -> str:
-    """A lecture page with the docs build's output folders as a student's run prints them."""
-    return _BUILD_OUTPUTS.sub(lambda m: m[1] or "figures", source)
 
 
 def _source_read(app: Any, docname: str, source: list[str]) -> None:
@@ -209,7 +200,8 @@ def _source_read(app: Any, docname: str, source: list[str]) -> None:
         source[0] = number_cards(source[0])
     elif docname.startswith("auto_lectures/"):
         terms = app.config.course_index_terms.get(docname.removeprefix("auto_lectures/"), ())
-        source[0] = with_index_terms(as_a_student_runs_it(source[0]), terms)
+        as_run = _BUILD_OUTPUTS.sub(lambda m: m[1] or "figures", source[0])
+        source[0] = with_index_terms(as_run, terms)
 
 
 #: A toctree caption is role="heading" without a level (axe-core: aria-required-attr).
@@ -226,7 +218,8 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
 def setup(app: Any) -> dict[str, Any]:
     """Register the exit message, the index terms, the cards and the heading levels."""
     atexit.register(lambda: sys.stderr.write(exit_message()))
-    app.connect("env-before-read-docs", _gallery_finished)
+    # Sphinx reads the documents only after the gallery: every lecture has run.
+    app.connect("env-before-read-docs", lambda *args: _RUNNING.clear())
     app.add_config_value("course_index_terms", {}, "env", types=frozenset({dict}))
     app.connect("source-read", _source_read)
     app.connect("html-page-context", _page_context, priority=900)  # after furo's own

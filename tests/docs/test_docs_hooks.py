@@ -10,6 +10,7 @@ import runpy
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -79,7 +80,7 @@ def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) ->
     )
     docs_hooks.reset_argv({"src_dir": str(tmp_path / "exits")}, {"src_file": str(lecture)})
     assert "09_demo.py" in docs_hooks.exit_message()
-    docs_hooks._gallery_finished()  # the gallery ran to the end: nothing to report
+    docs_hooks._RUNNING.clear()  # the gallery ran to the end: nothing to report
     assert docs_hooks.exit_message() == ""
 
 
@@ -139,12 +140,17 @@ def test_the_page_rewrites() -> None:
     assert out == ".. _label:\n\n\nA title\n=======\n\n.. index::\n   ! KV cache\n\n\nText.\n"
     assert docs_hooks.with_index_terms(page, []) == page
     assert docs_hooks.with_index_terms("no title\n", ["x"]) == "no title\n"
-    # build folders shown as a student's run prints them
-    out = docs_hooks.as_a_student_runs_it(
-        "saved results: docs/_build/lecture_outputs/results/machine.json; "
+    # build folders shown as a student's run prints them, index terms under the title
+    source = [
+        "T\n=\n\nsaved results: docs/_build/lecture_outputs/results/machine.json; "
         "wrote 4 figure(s) to docs/_build/lecture_outputs/figures/04_make_figures"
-    )
-    assert out == "saved results: results/machine.json; wrote 4 figure(s) to figures"
+    ]
+    app = SimpleNamespace(config=SimpleNamespace(course_index_terms={"04_x": ["KV"]}))
+    docs_hooks._source_read(app, "auto_lectures/04_x", source)
+    assert source == [
+        "T\n=\n\n.. index::\n   ! KV\n\n\n"
+        "saved results: results/machine.json; wrote 4 figure(s) to figures"
+    ]
 
 
 def _write_atomically(path: Path, data: bytes) -> None:  # a temporary renamed over the target
