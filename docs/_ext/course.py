@@ -70,23 +70,21 @@ class HardwareTableDirective(SphinxDirective):
     required_arguments = 1
     KINDS = ("figures", "ridge-points", "bytes-per-element", "achievable")
 
-    def words(self) -> Any:
-        """The headers' words in the page's language, from its catalog (as :computed: phrases)."""
+    def run(self) -> list[nodes.Node]:
         import computed  # docs/_ext, on the build's path (conf.py)
 
-        config = getattr(self.env, "config", None)  # None: parsed by docutils alone (tests)
-        if config is not None and (config.language or "en") != "en":
-            return computed.page_translator(self.env, self.lineno)
-        found = self.state.document.setdefault(computed.PHRASES, [])
-        return lambda text: found.append((text, self.lineno)) or text
-
-    def run(self) -> list[nodes.Node]:
         from common import hw_specs
 
         kind = self.arguments[0].strip()
         self.env.note_dependency(hw_specs.__file__)
         chips = list(hw_specs.CHIPS.values())
-        say = self.words()
+        # The headers' words in the page's language, from its catalog (as :computed: phrases).
+        config = getattr(self.env, "config", None)  # None: parsed by docutils alone (tests)
+        if config is not None and (config.language or "en") != "en":
+            say = computed.page_translator(self.env, self.lineno)
+        else:
+            found = self.state.document.setdefault(computed.PHRASES, [])
+            say = lambda text: found.append((text, self.lineno)) or text  # noqa: E731
         if kind == "figures":
             headers = tuple(map(say, ("figure", "value", "source and note")))
             return [  # a row per figure: its value with unit (and 'estimate'), source and note
