@@ -127,9 +127,7 @@
           box.setAttribute("aria-label", name);
           box.dataset.rlScrollBox = "1";
         } else if (!overflows && ours) {
-          for (const a of ["tabindex", "role", "aria-label", "data-rl-scroll-box"]) {
-            box.removeAttribute(a);
-          }
+          for (const a of ["tabindex", "role", "aria-label", "data-rl-scroll-box"]) box.removeAttribute(a);
         }
       }
     }

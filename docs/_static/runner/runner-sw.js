@@ -3,9 +3,7 @@
 const CACHE = "rl-runner-RUNTIME_TOKEN";
 const PREFIX = "rl-runner-";
 
-self.addEventListener("install", () => {
-  self.skipWaiting();
-});
+self.addEventListener("install", () => self.skipWaiting());
 
 self.addEventListener("activate", (event) => {
   event.waitUntil(

@@ -506,9 +506,8 @@ ${options.length ? `<div class="rl-runner-flags">${options.map((o) => flagHtml(o
     panels.forEach((panel) => setStatus(panel, said, "off"));
     return;
   }
-  const create = window.RLRunnerEditor.create;
   for (const panel of panels) {
-    build(panel, create);
+    build(panel, window.RLRunnerEditor.create);
     setStatus(panel, ...state.status);
   }
   if (saved && !doubtful) setTable(saved.table, null);
