@@ -215,12 +215,8 @@ def evaluate(
     return str(value)
 
 
+#: A space between a number and its unit, which a no-break space keeps on one line.
 _NUMBER_SPACE_UNIT = re.compile(r"(?<=\d) (?=[^\W\d_])")
-
-
-def keep_units(text: str) -> str:
-    """Join each number to the unit after it with a no-break space: '1.55 TB/s' stays whole."""
-    return _NUMBER_SPACE_UNIT.sub("\u00a0", text)
 
 
 def computed_role(
@@ -246,7 +242,7 @@ def computed_role(
         if env is not None:  # rebuild the page when a formula or a figure changes
             for path in module_files():
                 env.note_dependency(path)
-    return [nodes.Text(keep_units(result))], []
+    return [nodes.Text(_NUMBER_SPACE_UNIT.sub("\u00a0", result))], []
 
 
 def catalog_words(env: Any, domain: str, what: str, where: Any = None) -> Callable[[str], str]:

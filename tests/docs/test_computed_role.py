@@ -35,11 +35,6 @@ def test_the_namespace_holds_public_names_and_follows_the_table() -> None:
     assert computed.evaluate("(leak := 3)") == "3"
     with pytest.raises(computed.ComputedError, match="NameError"):
         computed.evaluate("leak")
-    # a number and its unit are never split across lines
-    nbsp = "\u00a0"
-    assert computed.keep_units("138.41 MB") == f"138.41{nbsp}MB"
-    assert computed.keep_units("1.55 TB/s or 0.089 ms") == f"1.55{nbsp}TB/s or 0.089{nbsp}ms"
-    assert computed.keep_units("(128, 256]") == "(128, 256]"  # no unit: unchanged
 
 
 @pytest.fixture

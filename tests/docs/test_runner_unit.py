@@ -4,10 +4,10 @@ matplotlib, as in Pyodide) over the zip the build packs, printing what a termina
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -536,10 +536,8 @@ def test_each_charted_lecture_emits_one_chart(course: Path, tmp_path: Path, stem
             assert marks == {"batch 64": 64}  # the lecture's default --batch
 
 
-def load_live():
-    spec = importlib.util.spec_from_file_location("rl_live", runner.CHART_ADAPTER)
-    spec.loader.exec_module(live := importlib.util.module_from_spec(spec))
-    return live
+def load_live() -> SimpleNamespace:
+    return SimpleNamespace(**runpy.run_path(str(runner.CHART_ADAPTER)))
 
 
 def test_live_roofs_are_the_corners_of_min_p_i_beta_under_a_title_a_phone_holds() -> None:

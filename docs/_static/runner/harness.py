@@ -53,9 +53,7 @@ def _execute(kind: str, argv: list[str], charts: list[Any] | None = None) -> int
     cli.install_error_handler()
     try:
         if charts is not None:  # live.py imports the table: a slip there is the run's error
-            spec = importlib.util.spec_from_file_location("rl_live", CHARTS_ADAPTER)
-            spec.loader.exec_module(adapter := importlib.util.module_from_spec(spec))  # type: ignore
-            adapter.install(charts)
+            runpy.run_path(CHARTS_ADAPTER)["install"](charts)
         if kind == "lecture":
             runpy.run_path(argv[0], run_name="__main__")
         else:
