@@ -98,8 +98,7 @@ def find_runtime(folder: Path) -> Runtime:
     manifest = folder / "package.json"
     if not manifest.is_file():
         return Runtime(folder, reason=f"{display_path(folder)} is missing")
-    missing = [name for name in RUNTIME_FILES if not (folder / name).is_file()]
-    if missing:
+    if missing := [name for name in RUNTIME_FILES if not (folder / name).is_file()]:
         return Runtime(folder, reason=f"{display_path(folder)} lacks {', '.join(missing)}")
     version = str(json.loads(manifest.read_text(encoding="utf-8")).get("version", ""))
     return Runtime(folder, version=version or "unknown")
@@ -172,8 +171,7 @@ def lecture_options(lecture: Path, flags: Sequence[str]) -> list[Option]:
     for flag in flags:
         if flag in OUTPUT_FLAGS:
             raise ExtensionError(f"runner: {lecture.name}: {flag} is set by the build, not a panel")
-        action = actions.get(flag)
-        if action is None:
+        if (action := actions.get(flag)) is None:
             have = ", ".join(s for s in actions if s not in OUTPUT_FLAGS)
             raise ExtensionError(f"runner: {lecture.name} has no flag {flag}; it has: {have}")
         choices = tuple(str(c) for c in action.choices or getattr(action.type, "choices", ()))
