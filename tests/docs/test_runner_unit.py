@@ -118,8 +118,6 @@ def edit_chip(table: str, chip_name: str, old: str, new: str) -> tuple[str, int]
 def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
     course: Path, tmp_path: Path
 ) -> None:
-    """The zip holds every module of common/ and the lectures' words, and each imports on
-    a bare (-S) Python: numpy and matplotlib are imported inside functions only."""
     packed = sorted(p.relative_to(course) for p in course.rglob("*.py"))
     for folder in (REPO / "common", REPO / "lectures" / "words"):
         assert {p.relative_to(REPO) for p in folder.rglob("*.py")} <= set(packed), folder
@@ -228,9 +226,7 @@ def test_flag_choices_and_defaults_come_from_the_lecture_parser() -> None:
 def test_a_run_prints_what_the_terminal_prints_and_table_driven_exercises_have_panels(
     course: Path, tmp_path: Path
 ) -> None:
-    """Every panel with its defaults, and chosen flags, as the terminal prints them; a bad
-    flag, a lecture's own single line and exit status. An exercise has a panel exactly when
-    doubling every peak in the table changes its answer."""
+    """An exercise has a panel exactly when doubling every peak changes its answer."""
     from common.exercises import EXERCISES as ALL
 
     llm = with_flag("--chip", "--precision")
