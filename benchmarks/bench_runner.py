@@ -88,13 +88,9 @@ def one_round(playwright, url: str) -> dict[str, float]:
     busy0, wall0 = busy_cpu_seconds(), time.perf_counter()
     r: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as profile:
-
-        def launch():
-            size = {"width": 1280, "height": 900}
-            return playwright.chromium.launch_persistent_context(
-                profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, viewport=size
-            )
-
+        size = {"width": 1280, "height": 900}
+        look = {"executable_path": str(CHROMIUM), "args": CHROMIUM_ARGS, "viewport": size}
+        launch = functools.partial(playwright.chromium.launch_persistent_context, profile, **look)
         with contextlib.closing(launch()) as context:
             panel = open_panel(context, url)
             mark = len(SERVED)
