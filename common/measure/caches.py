@@ -73,10 +73,9 @@ def read_sysfs(cache_dir: Path = SYSFS_CPU0_CACHE) -> list[Cache]:
             size = parse_size((entry / "size").read_text())
         except (OSError, ValueError, UnicodeDecodeError):
             continue
-        try:
+        shared = None
+        with contextlib.suppress(OSError, UnicodeDecodeError):
             shared = parse_cpu_list((entry / "shared_cpu_list").read_text())
-        except (OSError, UnicodeDecodeError):
-            shared = None
         if size is not None and level > 0:
             caches.append(Cache(level, kind, size, shared))
     return sorted(caches, key=lambda c: (c.level, c.kind))
