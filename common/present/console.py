@@ -4,6 +4,7 @@ powers of 1000; KiB, MiB, GiB powers of 1024).
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 import textwrap
@@ -158,14 +159,7 @@ def _numeric_columns(rows: Sequence[Sequence[str]], ncol: int) -> list[bool]:
     """For each column, whether every cell reads as a number or is '' or '-' (right-aligned)."""
 
     def numeric(cell: str) -> bool:
-        text = (
-            cell.strip()
-            .removeprefix("1/")
-            .lstrip("x~<>=+-")
-            .replace(",", "")
-            .replace("%", "")
-            .split(" ")[0]
-        )
+        text = re.sub("[,%]", "", cell.strip().removeprefix("1/").lstrip("x~<>=+-")).split(" ")[0]
         try:
             float(text)
         except ValueError:
