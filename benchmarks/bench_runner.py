@@ -150,10 +150,8 @@ def main() -> int:
             for i in range(args.rounds):
                 r = one_round(playwright, url)
                 rounds.append(r)
-                print(
-                    f"{i + 1:>5}  "
-                    + "  ".join(f"{r[key]:>{len(title)}.2f}" for key, title in columns)
-                )
+                cells = "  ".join(f"{r[key]:>{len(title)}.2f}" for key, title in columns)
+                print(f"{i + 1:>5}  {cells}")
     finally:
         server.shutdown()
         server.server_close()
