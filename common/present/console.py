@@ -149,10 +149,8 @@ def fmt_peak(flops_per_s: float) -> str:
 def fmt_si(value: float, unit: str, significant: int = 4) -> str:
     """Decimal SI with up to `significant` digits: fmt_si(1555e9, 'B/s') == '1.555 TB/s'."""
     value = finite(value, "value")
-    for scale, prefix in _SI_PREFIXES:
-        if abs(value) >= scale:
-            return f"{value / scale:.{significant}g} {prefix}{unit}"
-    return f"{value:.{significant}g} {unit}"
+    scale, prefix = next(((s, p) for s, p in _SI_PREFIXES if abs(value) >= s), (1, ""))
+    return f"{value / scale:.{significant}g} {prefix}{unit}"
 
 
 def _numeric_columns(rows: Sequence[Sequence[str]], ncol: int) -> list[bool]:
