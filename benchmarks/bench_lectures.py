@@ -63,10 +63,9 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             print(f"{'lecture':28} {'LLC':>5} {'wall':>8} {'max RSS':>9}  target           load")
             for fake in args.fake_llc or ["real"]:
-                env = {**os.environ, "ROOFLINE_RESULTS": str(Path(tmp) / f"{fake}.json")}
-                env.pop("ROOFLINE_FAKE_LLC", None)
-                if fake != "real":
-                    env["ROOFLINE_FAKE_LLC"] = fake
+                env = {k: v for k, v in os.environ.items() if k != "ROOFLINE_FAKE_LLC"}
+                env["ROOFLINE_RESULTS"] = str(Path(tmp) / f"{fake}.json")
+                env |= {"ROOFLINE_FAKE_LLC": fake} if fake != "real" else {}
                 for script in scripts:
                     before = load()
                     wall, rss, code = run_measured([sys.executable, str(script)], env)

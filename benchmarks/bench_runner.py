@@ -10,6 +10,7 @@ fresh profile: cold (run 2 with the H100's bf16 peak doubled), reload, relaunch:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import http.server
 import os
@@ -43,10 +44,8 @@ def folder_bytes(folder: Path) -> int:
 
 def panel_html_bytes(site: Path) -> int:
     """Bytes the panels add to the pages themselves (their HTML and the embedded table)."""
-    total = 0
-    for page in site.rglob("*.html"):
-        total += sum(len(m.group(0).encode()) for m in PANEL_HTML.finditer(page.read_text("utf-8")))
-    return total
+    pages = (page.read_text("utf-8") for page in site.rglob("*.html"))
+    return sum(len(m.group(0).encode()) for text in pages for m in PANEL_HTML.finditer(text))
 
 
 SERVED: list[str] = []  # the paths the server answered with 200, in order
@@ -89,15 +88,10 @@ def one_round(playwright, url: str) -> dict[str, float]:
     busy0, wall0 = busy_cpu_seconds(), time.perf_counter()
     r: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as profile:
-
-        def launch():
-            size = {"width": 1280, "height": 900}
-            return playwright.chromium.launch_persistent_context(
-                profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, viewport=size
-            )
-
-        context = launch()
-        try:
+        size = {"width": 1280, "height": 900}
+        look = {"executable_path": str(CHROMIUM), "args": CHROMIUM_ARGS, "viewport": size}
+        launch = functools.partial(playwright.chromium.launch_persistent_context, profile, **look)
+        with contextlib.closing(launch()) as context:
             panel = open_panel(context, url)
             mark = len(SERVED)
             r["ready"], r["run1"] = press_run(panel, first=True)
@@ -116,15 +110,10 @@ def one_round(playwright, url: str) -> dict[str, float]:
             panel = Panel(panel.page, ".rl-runner")
             r["reload_ready"], r["reload_run"] = press_run(panel, first=True)
             r["reload_mb"] = bytes_since(mark) / 1e6
-        finally:
-            context.close()
-        context = launch()
-        try:
+        with contextlib.closing(launch()) as context:
             mark = len(SERVED)
             r["relaunch_ready"], r["relaunch_run"] = press_run(open_panel(context, url), True)
             r["relaunch_mb"] = bytes_since(mark) / 1e6
-        finally:
-            context.close()
     busy1, wall = busy_cpu_seconds(), time.perf_counter() - wall0
     r["busy"] = (busy1 - busy0) / wall if busy0 is not None and busy1 is not None else float("nan")
     return r
@@ -161,10 +150,8 @@ def main() -> int:
             for i in range(args.rounds):
                 r = one_round(playwright, url)
                 rounds.append(r)
-                print(
-                    f"{i + 1:>5}  "
-                    + "  ".join(f"{r[key]:>{len(title)}.2f}" for key, title in columns)
-                )
+                cells = "  ".join(f"{r[key]:>{len(title)}.2f}" for key, title in columns)
+                print(f"{i + 1:>5}  {cells}")
     finally:
         server.shutdown()
         server.server_close()

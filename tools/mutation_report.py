@@ -36,12 +36,6 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _functions(source: Path) -> dict[str, ast.AST]:
-    """The functions and methods of a mutated file, by their generated name."""
-    nodes = ast.walk(ast.parse(source.read_text(encoding="utf-8")))
-    return {f.name: f for f in nodes if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
-
-
 def _changed_string(original: ast.AST, mutant: ast.AST) -> tuple[ast.Constant, ast.AST] | None:
     """The one string constant `mutant` changes to another string (and its parent), if that
     is its only difference from `original`."""
@@ -104,7 +98,8 @@ def is_header_mutant(original: ast.AST, mutant: ast.AST) -> bool:
 def left_out(meta: Path, names: list[str]) -> dict[str, str]:
     """A module's phrase mutants (is_phrase_mutant) and wording mutants (is_header_mutant),
     each name mapped to its kind."""
-    functions = _functions(meta.with_suffix(""))
+    nodes = ast.walk(ast.parse(meta.with_suffix("").read_text(encoding="utf-8")))
+    functions = {f.name: f for f in nodes if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
     kinds = {}
     for name in names:
         generated = name.rpartition(".")[2]

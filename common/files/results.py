@@ -59,6 +59,7 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
+STRICT_JSON = dict(parse_constant=_not_a_number, parse_float=_finite_float, parse_int=_bounded_int)
 # The machine record's fields and their types; a field may be absent or null (not known).
 MACHINE_FIELDS: dict[str, tuple[type, ...]] = {
     "cpu": (str,),
@@ -117,12 +118,7 @@ def load_results(
     except OSError as exc:
         return Loaded(None, f"cannot read results file {shown}: {exc.strerror or exc}", target)
     try:  # strict JSON in UTF-8 (a byte-order mark allowed): no NaN, Infinity or 10**400
-        data = json.loads(
-            raw.decode("utf-8-sig"),
-            parse_constant=_not_a_number,
-            parse_float=_finite_float,
-            parse_int=_bounded_int,
-        )
+        data = json.loads(raw.decode("utf-8-sig"), **STRICT_JSON)
     except UnicodeDecodeError:
         problem = "not UTF-8 text"
     except RecursionError:

@@ -179,10 +179,8 @@ def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) 
     n = len(values)
     if n < 2 * min_length:  # too short to split
         return [0] if n else []
-    s1, s2 = [0.0], [0.0]  # prefix sums of values and squares: O(1) segment costs
-    for v in values:
-        s1.append(s1[-1] + v)
-        s2.append(s2[-1] + v * v)
+    s1 = list(itertools.accumulate(values, initial=0.0))  # prefix sums: O(1) segment costs
+    s2 = list(itertools.accumulate((v * v for v in values), initial=0.0))
 
     def sse(a: int, b: int) -> float:  # values[a:b]
         total = s1[b] - s1[a]

@@ -495,12 +495,8 @@ def weight_matmul_shapes(model: Model, dtypes: DTypes | None = None) -> list[Mat
     """Every weight matmul of a decode step: the layer's projections (x L) and the LM head."""
     m, dt = model, dtypes or DTypes()
     a, w, kv, L, d = dt.act_bytes, dt.w_bytes, dt.kv_bytes, m.n_layers, m.d_model
-    qkvo = [
-        ("Q", d, m.q_dim, a),
-        ("K", d, m.kv_dim, kv),
-        ("V", d, m.kv_dim, kv),
-        ("output", m.q_dim, d, a),
-    ]
+    q, k = m.q_dim, m.kv_dim
+    qkvo = [("Q", d, q, a), ("K", d, k, kv), ("V", d, k, kv), ("output", q, d, a)]
     mlp = [*[("gate", d, m.d_ff, a)] * m.gated_mlp, ("up", d, m.d_ff, a), ("down", m.d_ff, d, a)]
     shapes = [MatmulShape(f"{n} projection", K, N, a, w, out, L) for n, K, N, out in qkvo + mlp]
     return [*shapes, MatmulShape("LM head", d, m.vocab_size, a, w, a, 1)]

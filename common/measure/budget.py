@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass
-from typing import TypeVar
 
 from common.formulas.numpy_ops import FP32, HIDDEN, SEQ_STEP, attention_seq_len
 from common.formulas.roofline import lower_bound_time, matmul_counts
@@ -230,10 +229,9 @@ def attention_longest(
 # --- The flags ---------------------------------------------------------------
 MAX_MEMORY_GIB = 1024.0
 MAX_SECONDS = 3600.0
-Parser = TypeVar("Parser", bound=argparse.ArgumentParser)
 
 
-def add_flags(parser: Parser, lecture: str) -> Parser:
+def add_flags(parser: cli.Parser, lecture: str) -> cli.Parser:
     """--memory-limit GIB and --time-limit S: the lecture's measuring budget (DEFAULTS)."""
     default = DEFAULTS[lecture]
     parser.add_argument(

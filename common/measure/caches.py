@@ -73,10 +73,9 @@ def read_sysfs(cache_dir: Path = SYSFS_CPU0_CACHE) -> list[Cache]:
             size = parse_size((entry / "size").read_text())
         except (OSError, ValueError, UnicodeDecodeError):
             continue
-        try:
+        shared = None
+        with contextlib.suppress(OSError, UnicodeDecodeError):
             shared = parse_cpu_list((entry / "shared_cpu_list").read_text())
-        except (OSError, UnicodeDecodeError):
-            shared = None
         if size is not None and level > 0:
             caches.append(Cache(level, kind, size, shared))
     return sorted(caches, key=lambda c: (c.level, c.kind))
@@ -110,11 +109,8 @@ def read_getconf() -> list[Cache]:
         return []
     wanted = {f"LEVEL{n}_CACHE_SIZE": (n, "Unified") for n in (2, 3, 4)}
     wanted |= {"LEVEL1_DCACHE_SIZE": (1, "Data"), "LEVEL1_ICACHE_SIZE": (1, "Instruction")}
-    caches = []
-    for line in text.splitlines():
-        fields = line.split()
-        if len(fields) == 2 and fields[0] in wanted and fields[1].isdecimal() and int(fields[1]):
-            caches.append(Cache(*wanted[fields[0]], int(fields[1])))
+    pairs = [f for f in map(str.split, text.splitlines()) if len(f) == 2 and f[0] in wanted]
+    caches = [Cache(*wanted[k], int(n)) for k, n in pairs if n.isdecimal() and int(n)]
     return sorted(caches, key=lambda c: (c.level, c.kind))
 
 
@@ -166,9 +162,8 @@ def data_caches(caches: list[Cache]) -> list[Cache]:
 
 def data_levels(caches: list[Cache]) -> list[tuple[str, int]]:
     """The data path as (name, bytes) per level, outward: [('L1', 32768), ('L2', 524288), ...]."""
-    by_level: dict[int, int] = {}
-    for c in data_caches(caches):
-        by_level[c.level] = max(by_level.get(c.level, 0), c.size_bytes)
+    by_size = sorted(data_caches(caches), key=lambda c: c.size_bytes)
+    by_level = {c.level: c.size_bytes for c in by_size}  # the largest of a level comes last
     levels: list[tuple[str, int]] = []
     for level, size in sorted(by_level.items()):
         if not levels or size > levels[-1][1]:  # a level no larger than the one inside: skipped

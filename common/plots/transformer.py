@@ -63,17 +63,13 @@ def decode_throughput_figure(
     for ax in axes[1:]:
         ax.tick_params(labelleft=False)
     fig.suptitle(title, fontsize=10.5)
-    style.legend_below(
-        fig,
-        [
-            line_handle(style.ACCENT_COLOR, "-", "tokens/s bound"),
-            line_handle(MEMORY_COLOR, "-", "memory wall (largest batch that fits)", marker="s"),
-            line_handle(style.COMPUTE_COLOR, "--", "compute knee (weight matmuls compute-bound)"),
-            line_handle(NEUTRAL_COLOR, ":", "bandwidth / KV cache per sequence"),
-        ],
-        ncols=2,
-        handlelength=2.2,
-    )
+    key = [
+        line_handle(style.ACCENT_COLOR, "-", "tokens/s bound"),
+        line_handle(MEMORY_COLOR, "-", "memory wall (largest batch that fits)", marker="s"),
+        line_handle(style.COMPUTE_COLOR, "--", "compute knee (weight matmuls compute-bound)"),
+        line_handle(NEUTRAL_COLOR, ":", "bandwidth / KV cache per sequence"),
+    ]
+    style.legend_below(fig, key, ncols=2, handlelength=2.2)
     return save_figure(fig, path)
 
 
@@ -96,10 +92,8 @@ def memory_ledger_figure(
     colors = (SERIES_COLORS[0], SERIES_COLORS[2], SERIES_COLORS[4], SERIES_COLORS[3])
     ax.stackplot(xs, stacks, labels=names, colors=colors, alpha=0.85, linewidth=0)
     ax.axhline(capacity / 1e9, color="black", linestyle="--", linewidth=1.2)
-    handles = [
-        *ax.get_legend_handles_labels()[0],
-        line_handle("black", "--", f"capacity {capacity / 1e9:.0f} GB"),
-    ]
+    handles = ax.get_legend_handles_labels()[0]  # the four terms, then the capacity line
+    handles.append(line_handle("black", "--", f"capacity {capacity / 1e9:.0f} GB"))
     if wall:
         ax.axvline(wall, color=MEMORY_COLOR, linewidth=1.2)
         handles.append(line_handle(MEMORY_COLOR, "-", f"memory wall B = {wall:,}"))

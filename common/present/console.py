@@ -4,6 +4,7 @@ powers of 1000; KiB, MiB, GiB powers of 1024).
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 import textwrap
@@ -148,24 +149,15 @@ def fmt_peak(flops_per_s: float) -> str:
 def fmt_si(value: float, unit: str, significant: int = 4) -> str:
     """Decimal SI with up to `significant` digits: fmt_si(1555e9, 'B/s') == '1.555 TB/s'."""
     value = finite(value, "value")
-    for scale, prefix in _SI_PREFIXES:
-        if abs(value) >= scale:
-            return f"{value / scale:.{significant}g} {prefix}{unit}"
-    return f"{value:.{significant}g} {unit}"
+    scale, prefix = next(((s, p) for s, p in _SI_PREFIXES if abs(value) >= s), (1, ""))
+    return f"{value / scale:.{significant}g} {prefix}{unit}"
 
 
 def _numeric_columns(rows: Sequence[Sequence[str]], ncol: int) -> list[bool]:
     """For each column, whether every cell reads as a number or is '' or '-' (right-aligned)."""
 
     def numeric(cell: str) -> bool:
-        text = (
-            cell.strip()
-            .removeprefix("1/")
-            .lstrip("x~<>=+-")
-            .replace(",", "")
-            .replace("%", "")
-            .split(" ")[0]
-        )
+        text = re.sub("[,%]", "", cell.strip().removeprefix("1/").lstrip("x~<>=+-")).split(" ")[0]
         try:
             float(text)
         except ValueError:

@@ -25,12 +25,8 @@ def above_roof_reasons(
             "find part of it cached and beat the main-memory roof"
         )
     threads = row.get("threads")
-    if (
-        row["bound"] == "memory"
-        and isinstance(threads, int)
-        and isinstance(bandwidth_threads, int)
-        and threads > bandwidth_threads
-    ):
+    counted = isinstance(threads, int) and isinstance(bandwidth_threads, int)
+    if row["bound"] == "memory" and counted and threads > bandwidth_threads:
         reasons.append(
             f"it streamed memory on {threads} threads, while the bandwidth roof was "
             f"measured on {bandwidth_threads}"

@@ -92,15 +92,10 @@ def ledger_caption(
     low = {b: ledger.model_ledger(spec, b, low_rate) for b in batches}
     over = [b for b in batches if not at[b].fits(budget_bytes)]
     rescued = [b for b in over if low[b].fits(budget_bytes)]
-    first = (
-        say(
-            "the first bar over it is batch {batch} ({total} GiB)",
-            batch=over[0],
-            total=f"{at[over[0]].total / GIB:.2f}",
-        )
-        if over
-        else say("every bar stays under it")
-    )
+    first = say("every bar stays under it")
+    if over:
+        b, total = over[0], f"{at[over[0]].total / GIB:.2f}"
+        first = say("the first bar over it is batch {batch} ({total} GiB)", batch=b, total=total)
     caption = say(
         "Left: the four terms of the {model} model in unchunked prefill at {rate} "
         "overhead. Look at the weights, {weights} GiB at every batch, "

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from common.shell import boot, paths, sink
 from common.shell.paths import FIGURES_DIR, default_results_path
@@ -27,6 +27,7 @@ MAX_COUNT = 2**30  # any count flag (tokens, sizes): about a billion
 MAX_BATCH = BATCH_SEARCH_LIMIT  # sequences served together: about a million
 MAX_BUDGET_GIB = 1e5  # a memory budget: 100,000 GiB, far beyond one accelerator
 SHOWN_CHARS = 40  # a bad value is quoted up to this many characters
+Parser = TypeVar("Parser", bound=argparse.ArgumentParser)
 
 
 class LectureParser(argparse.ArgumentParser):
@@ -153,7 +154,7 @@ class _StoreGiven(argparse.Action):
         namespace._given = {*getattr(namespace, "_given", ()), self.dest}
 
 
-def add_png_flags(parser: argparse.ArgumentParser) -> None:
+def add_png_flags(parser: Parser) -> Parser:
     """--png (save figures) and --outdir DIR (where, only with --png; default figures/)."""
     parser.add_argument(
         "--png",
@@ -162,6 +163,7 @@ def add_png_flags(parser: argparse.ArgumentParser) -> None:
         "line says so and the lecture runs on without figures)",
     )
     add_outdir_flag(parser, "folder for the --png figures")
+    return parser
 
 
 def add_outdir_flag(parser: argparse.ArgumentParser, what: str = "folder for PNG figures") -> None:
@@ -178,9 +180,7 @@ def add_outdir_flag(parser: argparse.ArgumentParser, what: str = "folder for PNG
 
 def png_parser(doc: str | None) -> LectureParser:
     """A lecture's parser with --png and --outdir only (a lecture that measures nothing)."""
-    parser = lecture_parser(doc)
-    add_png_flags(parser)
-    return parser
+    return add_png_flags(lecture_parser(doc))
 
 
 def add_results_flag(parser: argparse.ArgumentParser, saves: bool = False) -> None:

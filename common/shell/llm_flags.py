@@ -60,8 +60,7 @@ def llm_parser(doc: str | None) -> cli.LectureParser:
         f"(default: {CONTEXT}; at most the model's window)")  # fmt: skip
     add("--batch", type=cli.batch_size, default=1, metavar="B",
         help="sequences processed together (default: 1)")  # fmt: skip
-    cli.add_png_flags(parser)
-    return parser
+    return cli.add_png_flags(parser)
 
 
 def parse_llm_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, str]:
@@ -96,8 +95,7 @@ def moe_parser(doc: str | None) -> cli.LectureParser:
         help="tokens one decode step serves, over all its GPUs (default: 1024)")  # fmt: skip
     add("--ep", type=cli.int_in(1, 1024, "EP size"), default=8, metavar="N",
         help="GPUs the experts are spread over, a divisor of the experts (default: 8)")  # fmt: skip
-    cli.add_png_flags(parser)
-    return parser
+    return cli.add_png_flags(parser)
 
 
 def parse_moe_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, str]:
@@ -134,8 +132,7 @@ def serving_parser(doc: str | None) -> cli.LectureParser:
         help="sequences decoding together (default: 64)")  # fmt: skip
     add("--budget", type=cli.positive_int, default=2048, metavar="TOKENS",
         help="tokens a continuous-batching step takes (default: 2048)")  # fmt: skip
-    cli.add_png_flags(parser)
-    return parser
+    return cli.add_png_flags(parser)
 
 
 def parse_serving_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip]:

@@ -23,11 +23,6 @@ from common.tables.units import GIB, MIB
 NO_TORCH = importlib.util.find_spec("torch") is None
 
 
-def write_trace(path: Path, events: list[dict]) -> Path:
-    path.write_text(json.dumps({"traceEvents": events}), encoding="utf-8")
-    return path
-
-
 def span(name: str, cat: str, ts: float, dur: float) -> dict:
     return {"ph": "X", "name": name, "cat": cat, "ts": ts, "dur": dur, "args": {}}
 
@@ -53,7 +48,9 @@ def trace(tmp_path: Path) -> Trace:
         mem(90, 50), mem(120, 350), mem(130, 150), mem(250, 80),
         mem(140, 900, device=1),  # another device: left out
     ]  # fmt: skip
-    spans, memory = read_trace(write_trace(tmp_path / "t.json", events))
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": events}), encoding="utf-8")
+    spans, memory = read_trace(path)
     return Trace(spans, memory, "user_annotation")
 
 
