@@ -47,7 +47,6 @@ from common.formulas import transformer as llm
 from common.present.display import show
 from lectures.words import llm_capacity as page
 
-# The flags chose model, chip and precision (see --help); the ridge and sizes follow.
 ridge = chip.ridge_point(precision)
 S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
 setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S, batch=B,

@@ -280,7 +280,6 @@ show(*page.lengths(longer))
 # blocks that divide :math:`N`, blocks that do not, one block of everything and
 # blocks of a single row.
 
-# (N, d_h, Br, Bc): blocks that divide N, blocks that do not, one block, one row
 CASES = [(257, 64, 31, 47), (1000, 128, 333, 128), (777, 32, 777, 100), (300, 16, 300, 300),
          (96, 128, 1, 1)]  # fmt: skip
 TOLERANCE, errors = 1e-4, {}

@@ -30,7 +30,6 @@ from functools import partial
 
 from common.shell.llm_flags import moe_parser, parse_moe_args
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {
     "flags": ("--model", "--chip", "--precision", "--batch", "--ep"),
     "figure": True,
@@ -57,7 +56,7 @@ E, k, d = model.n_experts, model.experts_per_token, model.d_model
 peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
 twin = dense_twin(model)  # one MLP as wide as the experts a token uses
 setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S,
-                   batch=B, ep=N, ridge=ridge)  # fmt: skip
+                   batch=B, peak=peak, ridge=ridge, ep=N)  # fmt: skip
 batches = sorted({1, 8, 64, 512, 4096, B})
 
 # %%

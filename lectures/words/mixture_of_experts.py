@@ -6,28 +6,20 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from common.formulas.transformer import DTypes
 from common.hw_specs import Chip
 from common.present.claims import counted, direction, listing, n_of_m, ratio
 from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_pct, fmt_time
 from common.present.display import Figure, Group, Table, Text
 from common.present.say import say
 from common.tables.models import Model
-from lectures.words import figure, section
+from lectures.words import figure, llm_speed, section
 
 _pct = functools.partial(fmt_pct, digits=1)  # a non-zero share never prints as 0.0%
 
 
 @dataclass(frozen=True)
-class Setup:  # the flags' choice: mixture, chip, precision, storage, EP and the ridge (FLOP/byte)
-    model: Model
-    chip: Chip
-    precision: str
-    dtypes: DTypes
-    context: int
-    batch: int
+class Setup(llm_speed.Setup):  # lecture 06's choice of mixture, chip and storage, and the EP size
     ep: int
-    ridge: float
 
 
 @dataclass(frozen=True)
