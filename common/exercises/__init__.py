@@ -515,10 +515,9 @@ def bandwidth_2x_answer() -> Answer:
         "An operator close to the ridge gains less than 2x from either, because the other "
         "roof soon takes over.",
     )
-    values = {"bandwidth": gains[1], "compute": gains[-1]}
     headers = ("operator", "I / I*", "2x compute", "2x bandwidth")
     formula = r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)"
-    return _answer(steps, values, formula, headers, rows)
+    return _answer(steps, {"bandwidth": gains[1], "compute": gains[-1]}, formula, headers, rows)
 
 
 def sharded_matmul_answer(d_example: int = 4096) -> Answer:
@@ -648,8 +647,7 @@ def tiled_head_dim_answer() -> Answer:
     )
     formula = r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
     formula += r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}"
-    headers = ("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound")
-    return _answer(steps, values, formula, headers, rows)
+    return _answer(steps, values, formula, ("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound"), rows)
 
 
 def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answer:
@@ -861,10 +859,9 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
         f"{fleet.gpus_per_node} GPUs x ${price:g} / 3600 s = ${usd * 1000:.2f}; a million "
         f"of their tokens ({prompt + output:,} a request) cost ${per_m:.3f}.",
     )
-    values = {"pd": pd, "request_usd": usd, "usd_per_m": per_m}
     formula = r"\frac{P}{D} = \frac{p / r_p}{o / r_d}, \quad \$ = (t_p + t_d)\, G\, "
     formula += r"\frac{\text{price}}{3600}"
-    return _answer(steps, values, formula)
+    return _answer(steps, {"pd": pd, "request_usd": usd, "usd_per_m": per_m}, formula)
 
 
 ARTICLE = "the article"

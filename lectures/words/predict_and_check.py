@@ -401,18 +401,16 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
 
 def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: int | None) -> str:
     """What to look at in lecture 11's figure, from the numbers it plots."""
-    above = sum(c.measured.seconds > c.achievable for c in cases)
-    ridge = f"n = {ridge:,}" if ridge else say("no n (no ridge)")
     return say(
         "Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
         "achievable roofs; {above} of {cases} measured bars stand above even the achievable "
         "prediction. Bottom: the measured {op} (dots) stays flat up to n = {flat_end}, while the "
         "weights dominate its bytes, then rises with n; the spec ridge sits at {ridge}.",
-        above=above,
+        above=sum(c.measured.seconds > c.achievable for c in cases),
         cases=len(cases),
         op=op_name,
         flat_end=f"{flat_end:,}",
-        ridge=ridge,
+        ridge=f"n = {ridge:,}" if ridge else say("no n (no ridge)"),
     )
 
 

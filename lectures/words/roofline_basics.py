@@ -3,6 +3,7 @@ X[B, K] · W[K, N]; intensities are in FLOP/byte."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from common.present import claims, console
@@ -15,11 +16,7 @@ from lectures.words import figure, section
 
 r0 = "{:.0f}".format  # a ridge or an intensity as the tables print it: no decimals
 comma0 = "{:,.0f}".format  # a network ridge as its table prints it: 2,198
-
-
-def never(b: int | None) -> str:
-    """A critical batch, or 'never' when no batch reaches the ridge."""
-    return console.fmt_batch(b, "never")
+never = functools.partial(console.fmt_batch, none="never")  # a critical batch, or 'never'
 
 
 def matmul_name(B: int) -> str:

@@ -212,9 +212,7 @@ def mtp_observations(m: MTP) -> Observations:
     """What DeepSeek-V3's published speed-up implies for the acceptance, against its range."""
     lo, hi = m.published
     mid, gain = (lo + hi) / 2, ratio(m.speedup, 1)
-
-    def pct(x: float) -> str:
-        return fmt_pct(x, 1)
+    pct = functools.partial(fmt_pct, digits=1)
 
     def implied(a: float, middle: str = "") -> str:
         """'a = 80.0%, below the published range (against its middle: -7.5%).'"""

@@ -17,15 +17,12 @@ from common.present.display import Observations, Table
 from common.present.say import say
 
 KINDS = ("naive", "tiled")  # the two kernels, in the order of the tables
+_blocks = "{0.rows} x {0.cols}".format  # a block shape: '64 x 128'
 
 
 def _verdict(i: float, ridge: float, seconds: float) -> str:
     """'memory, 89.0 µs': which roof binds and the time bound."""
     return f"{side(i, ridge).split('-')[0]}, {fmt_time(seconds)}"
-
-
-def _blocks(b: Blocks) -> str:
-    return f"{b.rows} x {b.cols}"
 
 
 @dataclass(frozen=True)
