@@ -33,18 +33,12 @@ from common.measure import caches
 from common.present import claims, console
 from common.present.claims import change, direction, listing, more_or_fewer, n_of_m, ratio, rose
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
+from common.present.display import Table
 from common.tables import assumptions, models, shipped
 from common.tables import measurements as pub
 from common.tables.units import GIB
 
 FP32 = hw_specs.bytes_per_elem("fp32")  # the measured (numpy) exercises run in fp32
-
-
-class Table(NamedTuple):
-    """A small table inside an answer: header cells and rows of text cells."""
-
-    headers: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,7 +53,7 @@ class Answer:
 
 def _answer(steps: Sequence[str], values: Mapping[str, Any], formula: str, headers=(), rows=()):
     """An Answer from its parts; the table only when there are rows."""
-    return Answer(tuple(steps), values, formula, Table(headers, tuple(rows)) if rows else None)
+    return Answer(tuple(steps), values, formula, Table(headers, rows) if rows else None)
 
 
 @dataclasses.dataclass(frozen=True)

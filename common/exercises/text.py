@@ -6,7 +6,6 @@ import sys
 from collections.abc import Sequence
 
 from common.exercises import EXERCISES, Exercise, get_exercise
-from common.present.console import format_table
 from common.present.plain_math import plain
 
 
@@ -16,7 +15,7 @@ def format_exercise(exercise: Exercise) -> str:
     lines = ["Worked answer:", *([f"  {plain(answer.formula)}"] if answer.formula else [])]
     lines += [f"- {step}" for step in answer.steps]
     if answer.table is not None:
-        lines += ["", format_table(answer.table.headers, answer.table.rows)]
+        lines += ["", str(answer.table)]
     return _shown(exercise, lines)
 
 
