@@ -81,10 +81,6 @@ class Timeline:  # the saved trace, the prompt pass's length and the part of it 
     events: int
 
 
-def timeline_title(m: Model, prompt: int) -> str:
-    return f"{m.name}, fp32 prompt pass of {prompt} tokens, from the Chrome trace"
-
-
 def timeline_caption(t: Timeline) -> str:
     """The figure's caption: what the gaps are and how long the pass took."""
     return say(

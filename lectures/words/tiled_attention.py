@@ -220,10 +220,8 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
     h = r.heads[largest]
     tiled_side, naive_side = side(h.i_tiled, gpu.ridge), side(h.i_naive, gpu.ridge)
     crossings = {kind: c.first for kind, c in r.takes_over.items() if c}
-
-    def over(kind: str) -> str:
-        return f"N = {crossings[kind]:,}" if kind in crossings else f"no length up to {largest:,}"
-
+    over = dict.fromkeys(r.takes_over, f"no length up to {largest:,}")
+    over |= {kind: f"N = {n:,}" for kind, n in crossings.items()}
     below = f"Below N = {min(crossings.values()):,}" if crossings else f"Up to N = {largest:,}"
     levels = f"The tiled kernel's intensity levels off near B_r ({h.i_tiled:.1f} FLOP/byte at "
     levels += f"N = {largest:,}), the naive one's near d_h / 2 ({h.i_naive:.1f}); against the "
@@ -236,8 +234,8 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
         f"At N = {largest:,} the tiled traffic is {than(h.tiled / h.naive)} the naive kernel's (2 "
         f"B_r / d_h in the limit) and {than(h.tiled / h.ideal, digits=0)} the ideal minimum.",
         levels,
-        f"In the layer, attention's bound passes everything else at {over('tiled')} with the "
-        f"tiled kernel and at {over('naive')} with the naive one. {below} the projections "
+        f"In the layer, attention's bound passes everything else at {over['tiled']} with the "
+        f"tiled kernel and at {over['naive']} with the naive one. {below} the projections "
         "and the MLP take longer than attention with either kernel.",
     ]
     return heads, layer, Observations(items)
@@ -349,14 +347,12 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
     def rate(t: float) -> list[str]:
         return [f"{r.flops / t / 1e9:.1f}", f"{r.flops / t / r.peak:.0%}"]
 
-    def fixed(s: Sized) -> float:
-        return min(1.0, s.steps * r.step_s / s.seconds)
-
+    fixed = {s.name: min(1.0, s.steps * r.step_s / s.seconds) for s in r.sized}  # fixed-cost share
     sizes, speeds = [], []
     for s in r.sized:
         d, touched = fmt_bytes(s.traffic), fmt_kib(s.touched)
         sizes.append([s.name, fmt_kib(s.m_sm), _blocks(s.blocks), f"{s.steps:,}", d, touched])
-        speeds.append([s.name, fmt_time(s.seconds), *rate(s.seconds), f"{fixed(s):.0%}"])
+        speeds.append([s.name, fmt_time(s.seconds), *rate(s.seconds), f"{fixed[s.name]:.0%}"])
     sizes.append(["naive", "-", "-", "-", fmt_bytes(d_naive), fmt_kib(held)])
     speeds.append(["naive", fmt_time(t_naive), *rate(t_naive), "-"])
     head = ["M_sm from", "M_sm", "Br x Bc", "steps", "D (model)", "touched"]
@@ -374,7 +370,7 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
     items = [
         f"With {small.name}-sized blocks ({_blocks(small.blocks)}) the kernel makes "
         f"{small.steps:,} inner steps {than_fast}; the fixed costs alone explain "
-        f"{fixed(small):.0%} of its time. The model counts bytes; small blocks pay per call, "
+        f"{fixed[small.name]:.0%} of its time. The model counts bytes; small blocks pay per call, "
         "which a fused GPU kernel does not.",
         f"The fastest blocks came from {fast.name} ({_blocks(fast.blocks)}): "
         f"{rate(fast.seconds)[0]} GFLOP/s, {rate(fast.seconds)[1]} of the one-thread matmul "
