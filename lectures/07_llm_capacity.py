@@ -91,8 +91,7 @@ show(page.memory_section(setup, capacity))
 shapes = llm.matmul_critical_batches(model, ridge, dtypes)  # (matmul, its critical batch)
 knee = llm.decode_critical_batch(model, ridge, dtypes)  # all weight matmuls together
 
-estimate = ridge * dtypes.w_bytes / 2  # 2B / w FLOP/byte meets the ridge
-show(page.critical_batch_section(setup, page.Knee(shapes, knee, estimate), wall))
+show(page.critical_batch_section(setup, page.Knee(shapes, knee, ridge * dtypes.w_bytes / 2), wall))
 
 # %%
 # 3. The ledger against batch

@@ -197,7 +197,6 @@ show(page.imbalance_section(setup, skews, mine.time / N))
 # The mixture, its dense twin and the mixture with its dispatch and combine at the
 # chosen EP size, each as tokens per second per GPU, with ``--png``.
 
-me = next(c for c in counts if c.model == model)
 chosen = next((x for x in ep_rows if x.ep == N), None)  # None: no link figure
 comm = None if chosen is None else model.moe_layers * (chosen.dispatch + chosen.combine)
 if args.png:
@@ -232,4 +231,4 @@ else:
 #
 # The lines a student would copy into a plan.
 
-show(page.summary(setup, me, crit, mine, comm))
+show(page.summary(setup, next(c for c in counts if c.model == model), crit, mine, comm))
