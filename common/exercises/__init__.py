@@ -150,7 +150,7 @@ def gemm_crossover(ridge: float) -> tuple[int | None, int | None]:
 NOISY_BELOW = 0.85  # a roof's own operation below this share of its bound ran on a busy machine
 
 
-def percent_of_bound_answer(
+def percent_of_bound(
     calib: Calibration, operations: Sequence[Mapping[str, Any]] | None, llc_bytes: int | None
 ) -> Answer:
     """How to read lecture 01's '% of bound' column, with the measured rows when there are any."""
@@ -199,17 +199,17 @@ def percent_of_bound_answer(
     return _answer(steps, values, formula, ("operation", "I (FLOP/B)", "bound", "% of bound"), rows)
 
 
-def _solve_percent_of_bound() -> Answer:
+def percent_of_bound_answer() -> Answer:
     ops = (get_section(load_results(), "probe")[0] or {}).get("operations")
     valid = isinstance(ops, list) and all(isinstance(op, dict) for op in ops)
     calib = measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
-    return percent_of_bound_answer(calib, ops if valid else None, caches.last_level_cache_bytes())
+    return percent_of_bound(calib, ops if valid else None, caches.last_level_cache_bytes())
 
 
 SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
 
-def sweep_crossing_answer(
+def sweep_crossing(
     calib: Calibration,
     d: int = 4096,  # the article's weight W[4096, 4096]
     batches: Sequence[int] = SWEEP_BATCHES,
@@ -258,7 +258,7 @@ def sweep_crossing_answer(
     return _answer(steps, values, r"I(B) = \frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*")
 
 
-def _solve_sweep_crossing() -> Answer:
+def sweep_crossing_answer() -> Answer:
     sweep = get_section(load_results(), "batch_sweep")[0]
     calib = measured_calibration("batch_sweep", "this machine (lecture 03's sweep)")
     try:
@@ -269,7 +269,7 @@ def _solve_sweep_crossing() -> Answer:
         calib = None
     if calib is None:  # no usable sweep: the article's sweep on lecture 01's roofs
         calib, measured = measured_calibration("probe", PROBE_SOURCE), ()
-    return sweep_crossing_answer(calib or EXAMPLE_CALIBRATION, *measured)
+    return sweep_crossing(calib or EXAMPLE_CALIBRATION, *measured)
 
 
 def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
@@ -963,8 +963,6 @@ fleet-request-mix | course | What do long prompts do to DeepSeek's fleet and its
 
 #: The solvers not named after their key (``<key>_answer``, dashes as underscores).
 _OWN_SOLVERS: dict[str, Callable[[], Answer]] = {
-    "percent-of-bound": _solve_percent_of_bound,
-    "sweep-crossing": _solve_sweep_crossing,
     "v5e-int8": lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, BOOK_DIM),
     "v5e-int8-weights": lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2, BOOK_DIM),
     "prefill-efficiency": lambda: efficiency_match_answer("prefill", "peak"),

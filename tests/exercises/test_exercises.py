@@ -98,7 +98,7 @@ def row(name: str, intensity: float, bound: str, fraction: float, **more: str) -
 def test_percent_of_bound_reads_the_measured_rows() -> None:
     rows = [row("add", 1 / 12, "memory", 0.99), row("attention naive", 12.8, "compute", 0.2),
             row("GEMM square", 171.0, "compute", 0.97)]  # fmt: skip
-    answer = ex.percent_of_bound_answer(CALIB, rows, llc_bytes=32 * 2**20)
+    answer = ex.percent_of_bound(CALIB, rows, llc_bytes=32 * 2**20)
     assert answer.values["ridge"] == pytest.approx(8.0)
     assert answer.values["percent"] == {"add": 0.99, "attention naive": 0.2, "GEMM square": 0.97}
     # S = N^2 x 4 bytes must be at least twice a 32 MiB cache: N = 4096 (a multiple of 512).
@@ -109,7 +109,7 @@ def test_percent_of_bound_reads_the_measured_rows() -> None:
     assert [r[3] for r in answer.table.rows] == ["99%", "20%", "97%"]
     rows = [row("add", 1 / 12, "memory", 0.99), row("GEMM square", 171.0, "compute", 0.8),
             row("x", 2.5, "memory", 1.3, flag="a")]  # fmt: skip
-    answer = ex.percent_of_bound_answer(CALIB, rows, llc_bytes=32 * 2**20)
+    answer = ex.percent_of_bound(CALIB, rows, llc_bytes=32 * 2**20)
     assert rows_of(answer) == (
         ("add", "0.0833", "memory", "99%"),
         ("GEMM square", "171", "compute", "80%"),
@@ -119,9 +119,9 @@ def test_percent_of_bound_reads_the_measured_rows() -> None:
     assert "busier" in text  # 80% < 85%: the GEMM's own roof ran on a busy machine
     assert "25.00 GB/s" in text and "200.0 GFLOP/s" in text and "I* = 8.0" in text
     assert ex.NOISY_BELOW == 0.85
-    bare = ex.percent_of_bound_answer(CALIB, None, None)
+    bare = ex.percent_of_bound(CALIB, None, None)
     assert bare.table is None and bare.values["percent"] == {}
-    assert ex.percent_of_bound_answer(ex.EXAMPLE_CALIBRATION, None, 32 * 2**20).steps == (
+    assert ex.percent_of_bound(ex.EXAMPLE_CALIBRATION, None, 32 * 2**20).steps == (
         "The percentage is the roofline's lower bound divided by the measured time, t_pred / "
         "t_meas: 100% means the operation ran as fast as the two roofs allow, 50% means it "
         "took twice the bound.",
@@ -139,7 +139,7 @@ def test_percent_of_bound_reads_the_measured_rows() -> None:
     )
     rows = [row("add", 0.08, "memory", 0.99), row("GEMM square", 171, "compute", 0.5),
             row("attention naive", 12, "memory", 0.6)]  # fmt: skip
-    got = ex.percent_of_bound_answer(ex.EXAMPLE_CALIBRATION, rows, None).steps
+    got = ex.percent_of_bound(ex.EXAMPLE_CALIBRATION, rows, None).steps
     assert got[2] == (
         "The add reached 99% and the square GEMM 50% of their bounds. Expect both near 100%: "
         "each is the very operation that measured its own roof. One of them fell well short "
@@ -156,7 +156,7 @@ def test_percent_of_bound_reads_the_measured_rows() -> None:
 def test_sweep_crossing_answer(results_file) -> None:
     ridge = 2003e9 / 71.8e9  # 27.9
     b = critical(ridge, 4096, 4, 4, 4)  # 58
-    answer = ex.sweep_crossing_answer(ex.EXAMPLE_CALIBRATION)
+    answer = ex.sweep_crossing(ex.EXAMPLE_CALIBRATION)
     assert answer.values["ridge"] == pytest.approx(ridge)
     assert answer.values["crossing"] == (32, 64)  # the article: "on this machine between 32 and 64"
     assert answer.values["critical_batch"] == b
@@ -174,7 +174,7 @@ def test_sweep_crossing_answer(results_file) -> None:
     )
     # I* = 0.4 FLOP/byte: B = 1 already reaches it (I(1) = 2 d^2 / (4 (d^2 + 2 d)) = 0.4998)
     low = ex.Calibration(100e9, 40e9, "a slow machine")
-    got = ex.sweep_crossing_answer(low, 4096, [1, 2], [500.0, 1000.0]).steps
+    got = ex.sweep_crossing(low, 4096, [1, 2], [500.0, 1000.0]).steps
     assert got[2] == "Already the first batch, B = 1, is compute-bound."
     # ceiling 40e9 / (2 x 4096^2) = 1,192 tokens/s; 1,000 is 84% of it; 1,000 >= 900 at B = 2
     assert got[-1] == (
@@ -182,11 +182,11 @@ def test_sweep_crossing_answer(results_file) -> None:
         "within 10% of its peak at B = 2: that is where, on this machine, a bigger batch stops "
         "paying."
     )
-    fast = ex.sweep_crossing_answer(low, 4096, [1], [4000.0]).steps[-1]
+    fast = ex.sweep_crossing(low, 4096, [1], [4000.0]).steps[-1]
     assert "of that ceiling (above it: the calibration's compute roof was measured low" in fast
     # I* = 2000 > d / 4 = 1024: no crossing
     calib = Calibration(10e9, 20e12, "a test machine")
-    answer = ex.sweep_crossing_answer(calib, 4096, [1, 2, 4, 8], [100.0, 190.0, 350.0, 360.0])
+    answer = ex.sweep_crossing(calib, 4096, [1, 2, 4, 8], [100.0, 190.0, 350.0, 360.0])
     assert answer.values["crossing"] is None and answer.values["critical_batch"] is None
     assert answer.values["measured_b90"] == 4  # 350 >= 0.9 x 360
     assert any("extend the list" in step for step in answer.steps)
