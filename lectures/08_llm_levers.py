@@ -114,7 +114,6 @@ show(page.kv_heads_section(setup, variants))
 # so the throughput flattens towards the bandwidth divided by one sequence's cache.
 
 FIGURE_CHIPS = (H100, H200, B200)  # the chips of the throughput figure below
-# The figure's chips must all have the precision; if one lacks it, the section uses bf16.
 fig_precision = precision if all(precision in c.precisions for c in FIGURE_CHIPS) else "bf16"
 one = llm.decode_ledger(model, 1, S, dtypes)  # a batch-1 decode step
 kv_seq = llm.kv_cache_bytes_per_token(model, dtypes.kv_bytes) * S  # one sequence's KV cache

@@ -14,8 +14,7 @@ def format_exercise(exercise: Exercise) -> str:
     answer = exercise.solve()
     lines = ["Worked answer:", *([f"  {plain(answer.formula)}"] if answer.formula else [])]
     lines += [f"- {step}" for step in answer.steps]
-    if answer.table is not None:
-        lines += ["", str(answer.table)]
+    lines += ["", str(answer.table)] * (answer.table is not None)
     return _shown(exercise, lines)
 
 
