@@ -96,7 +96,7 @@ for run in pub.FT_13B:
 show(
     page.cases_table(cases, f"{pub.GPT_13B.name} on {A100.name}"),
     page.cases_observations(cases, page.shared_roofs(A100, "bf16", pub.KIPPLY_TITLE)),
-    page.bound_note(),
+    page.BOUND_NOTE,
     *page.left_out(left_out),
 )
 
