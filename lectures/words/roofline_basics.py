@@ -75,7 +75,6 @@ def basics(r: Basics) -> tuple[Group, Observations]:
     title = f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)"
     sizes = f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}]."
     head = ["operation", "FLOPs", "bytes", "FLOP/B", "bound", "of peak", "time >="]
-    table = section(title, sizes, Table(head, rows))
     add, dot = r.ops[:2]
     mm = r.matmuls()
     b0, b1, b2, last = r.batches[0], r.batches[1], r.batches[2], r.batches[-1]
@@ -105,7 +104,7 @@ def basics(r: Basics) -> tuple[Group, Observations]:
         "Here is the core tension of LLM inference: each decode step makes one token per "
         "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
     ]
-    return table, Observations(items)
+    return section(title, sizes, Table(head, rows)), Observations(items)
 
 
 def _vectors_faster(r: Basics) -> str:
@@ -225,7 +224,6 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     title = f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"
     note = "ridge in FLOP/B; * marks an estimated peak (see the hardware table)."
     head = ["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"]
-    table = section(title, note, Table(head, rows))
     bf16 = [x for x in r.rows if x.precision == "bf16"]
     low, high = min(bf16, key=lambda x: x.ridge), max(bf16, key=lambda x: x.ridge)
     h1, h2 = r.bandwidth
@@ -266,7 +264,7 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         f"bf16 on {x.chip} it {above}, because reading X and "
         "writing the output cost bytes too (part 1's last observation).",
     ]
-    return table, Observations(items)
+    return section(title, note, Table(head, rows)), Observations(items)
 
 
 def batch_change(before: int | None, after: int | None) -> str:

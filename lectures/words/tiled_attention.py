@@ -215,7 +215,6 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
     ]
     head = ["N", "rest of layer", "attention naive", "attention tiled", "tiled attention's share"]
     title = f"One {r.model} layer, batch {r.batch}, on the {gpu.name}: time bounds"
-    layer = Table(head, rows, title)
     largest = max(r.heads)
     h = r.heads[largest]
     tiled_side, naive_side = side(h.i_tiled, gpu.ridge), side(h.i_naive, gpu.ridge)
@@ -238,7 +237,7 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
         f"tiled kernel and at {over['naive']} with the naive one. {below} the projections "
         "and the MLP take longer than attention with either kernel.",
     ]
-    return heads, layer, Observations(items)
+    return heads, Table(head, rows, title), Observations(items)
 
 
 Case = tuple[int, int, int, int, int, float]  # N, d_h, Br, Bc, inner steps, relative error
@@ -297,7 +296,6 @@ def machine(r: Machine) -> tuple[Table, Table, Observations]:
         ["fixed cost of one inner step", fmt_time(r.step_s)],
         ["one exponential (numpy, fp32)", fmt_time(r.exp_s)],
     ]
-    roofs = Table(["roof", "value"], rows, "Roofs of this machine")
     ridge = f"On one thread the ridge is {r.ridge:.1f} FLOP/byte. The naive kernel in fp32 does "
     ridge += f"{r.naive_intensity:.1f} FLOP per byte of its ten passes (about (4 d_h + 5) / 40 "
     ridge += "at any N): "
@@ -315,7 +313,7 @@ def machine(r: Machine) -> tuple[Table, Table, Observations]:
         f"{fmt_num(r.step_s * r.peak, 2, 'FLOP')} of matmul: a block must do much more work "
         "than that for the fixed cost to vanish.",
     ]
-    return caches, roofs, Observations(items)
+    return caches, Table(["roof", "value"], rows, "Roofs of this machine"), Observations(items)
 
 
 class Sized(NamedTuple):  # one cache-sized block choice of section 7, timed
@@ -361,7 +359,6 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
     sizes = Table(head, sizes, title, note)
     note = "fixed cost: the share of the time that the inner steps' fixed costs explain."
     head = ["M_sm from", "time", "GFLOP/s", "of P_1", "fixed cost"]
-    speeds = Table(head, speeds, "Their speed on one thread", note)
     fast = min(r.sized, key=lambda s: s.seconds)
     small = min(r.sized, key=lambda s: s.blocks.rows * s.blocks.cols)
     than_fast = "and is the fastest of them"
@@ -391,7 +388,7 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
         else:
             held += "K and V are read once, the ideal minimum."
         items.append(held)
-    return sizes, speeds, Observations(items)
+    return sizes, Table(head, speeds, "Their speed on one thread", note), Observations(items)
 
 
 class Run(NamedTuple):  # both kernels at one N of section 8

@@ -77,7 +77,6 @@ def test_keys_are_unique_and_every_exercise_solves() -> None:
         assert isinstance(answer.values, dict) and answer.values, exercise.key  # --json prints it
         assert set(re.findall(r"\\[A-Za-z]+", answer.formula)) <= set(LATEX.split()), exercise.key
         assert (answer.table is not None) is (exercise.key in TABULATED), exercise.key
-        # (display.Table refuses a row whose length is not the header's)
         cells = [cell for row in answer.table.rows for cell in row] if answer.table else []
         for text in (*answer.steps, *cells):
             assert not long_float.search(text), (exercise.key, text)
