@@ -67,11 +67,10 @@ def machine_facts(
         cache_row = ("caches", f"not reported; assuming an LLC of {fmt_bytes(llc_bytes, True)}")
     version = f" {blas['version']}" if blas.get("version") else ""
     layer = f", {blas['threading_layer']} threading" if blas.get("threading_layer") else ""
-    memory = fmt_bytes(free, True) if free else "unknown"
     facts = [
         ("CPU", f"{desc['cpu']}, {desc['cores']} usable cores ({desc['system']})"),
         cache_row,
-        ("available memory", memory),
+        ("available memory", fmt_bytes(free, True) if free else "unknown"),
         ("numpy", f"{desc['numpy']} (Python {desc['python']})"),
         ("BLAS library", f"{blas.get('library')}{version}{layer}"),
         ("BLAS kernel", f"{blas.get('kernel')} (the core type the library chose for this CPU)"),

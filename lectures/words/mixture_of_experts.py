@@ -274,7 +274,6 @@ def moe_png(
     path: str, s: Setup, crit: tuple, pair: tuple[Step, Step], linked: bool = True
 ) -> Figure:
     """The saved tokens/s per GPU figure, with what to look at."""
-    knee = say("batch {b}", b=f"{crit[0]:,}") if crit[0] else say("at no batch the figure shows")
     moe, twin = (x.batch / x.time for x in pair)
     caption = say(
         "Decode tokens/s per GPU against batch for {model} and its dense twin of the "
@@ -288,7 +287,7 @@ def moe_png(
         context=f"{s.context:,}",
         batch=f"{s.batch:,}",
         ratio=ratio(twin / moe),
-        knee=knee,
+        knee=say("batch {b}", b=f"{crit[0]:,}") if crit[0] else say("at no batch the figure shows"),
         dashed=say("; the dashed line adds dispatch and combine at EP {ep}.", ep=s.ep)
         if linked
         else say("."),
