@@ -1,4 +1,4 @@
-"""Lecture 06's words (standard library only); ``Setup`` and ``png_hint`` serve 07 and 08 too."""
+"""Lecture 06's words (standard library only); ``Setup`` and ``png_hint`` serve 07-14 too."""
 
 from __future__ import annotations
 
