@@ -323,8 +323,7 @@ if args.png:
     points, _ = article.measured_points(rows)
     out = args.outdir / "01_machine_roofline.png"
     path = article.local_roofline_figure(out, peak, beta, points)
-    caption = figures.roofline_caption(peak, beta, points)
-    show(display.figure(path, caption))
+    show(display.figure(path, figures.roofline_caption(peak, beta, points)))
 
 # %%
 # Same FLOPs, different times

@@ -220,8 +220,6 @@ show(page.roofline_observations(part1))
 SIZE = 4096
 TILES = ((32, 32, 32), (64, 64, 64), (128, 64, 128), (128, 64, 256), (256, 64, 256))
 FP32 = bytes_per_elem("fp32")
-# One H100 SM's register file in bytes: 64K 32-bit registers (the table keeps its source).
-SM_REGISTERS = assumptions.SM_REGISTER_FILE_BYTES
 
 
 def tile_intensity(bm: int, bn: int) -> float:
@@ -243,7 +241,7 @@ part5 = page.Tiling(
     size=SIZE,
     tiles=tuple(tiled),
     outputs=tuple((f"{m}x{n}", m * n * FP32, tile_intensity(m, n)) for m, n in OUT_TILES),
-    register_file=SM_REGISTERS, chip=H100.name, ridge=h100_ridge, side=side,
+    register_file=assumptions.SM_REGISTER_FILE_BYTES, chip=H100.name, ridge=h100_ridge, side=side,
     accumulator=side**2 * FP32,  # that tile's fp32 accumulator, in bytes
 )  # fmt: skip
 show(*page.tiling(part5))

@@ -123,8 +123,7 @@ if args.png:
     out = args.outdir / "03_memory_ledger.png"
     title = f"Memory ledger of a {model.name} model"
     path = article.memory_ledger_figure(out, model, BATCHES, RATE, LOW, BUDGET, title)
-    caption = figures.ledger_caption(model, BATCHES, RATE, LOW, BUDGET)
-    show(display.figure(path, caption))
+    show(display.figure(path, figures.ledger_caption(model, BATCHES, RATE, LOW, BUDGET)))
 
 # %%
 # The largest batch that fits
@@ -285,6 +284,5 @@ if args.png:
     title = f"Batch sweep, W[{K}, {K}] fp32"
     out = args.outdir / "03_batch_sweep.png"
     path = article.batch_sweep_figure(out, sweep_rows, crossing, title)
-    caption = figures.sweep_caption(sweep_rows, crossing)
-    shown.append(display.figure(path, caption))
+    shown.append(display.figure(path, figures.sweep_caption(sweep_rows, crossing)))
 show(*shown, page.sweep_observations(sweep))

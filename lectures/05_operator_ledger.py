@@ -85,7 +85,6 @@ A100, H100 = hw_specs.A100, hw_specs.H100
 machines = [(A100, "bf16"), (H100, "bf16"), (H100, "fp8")]
 if (chip, PRECISION) not in machines:
     machines.append((chip, PRECISION))
-# Lecture 01's measured roofs, if it saved them (else the reason it did not):
 saved = saved_calibration(args.results)
 
 

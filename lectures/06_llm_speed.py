@@ -49,7 +49,6 @@ from common.formulas.roofline import attainable_flops
 from common.present.display import show
 from lectures.words import llm_speed as page
 
-# The flags chose model, chip and precision (see --help); sizes and roofs follow.
 S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
 peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
 setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S, batch=B,

@@ -47,7 +47,6 @@ from common.formulas import transformer as llm
 from common.present.display import show
 from lectures.words import llm_capacity as page
 
-# The flags chose model, chip and precision (see --help); the ridge and sizes follow.
 ridge = chip.ridge_point(precision)
 S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
 setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S, batch=B,
@@ -92,8 +91,7 @@ show(page.memory_section(setup, capacity))
 shapes = llm.matmul_critical_batches(model, ridge, dtypes)  # (matmul, its critical batch)
 knee = llm.decode_critical_batch(model, ridge, dtypes)  # all weight matmuls together
 
-estimate = ridge * dtypes.w_bytes / 2  # 2B / w FLOP/byte meets the ridge
-show(page.critical_batch_section(setup, page.Knee(shapes, knee, estimate), wall))
+show(page.critical_batch_section(setup, page.Knee(shapes, knee, ridge * dtypes.w_bytes / 2), wall))
 
 # %%
 # 3. The ledger against batch

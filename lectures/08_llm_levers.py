@@ -41,7 +41,6 @@ from common.present.display import show
 from common.tables.models import with_full_mha, with_kv_heads
 from lectures.words import llm_levers as page
 
-# The flags chose model, chip and precision (see --help); the sizes and the ridge follow.
 S, B, dtypes = args.context, args.batch, llm.DTypes(args.weights, args.kv)
 ridge = chip.ridge_point(precision)
 setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S, batch=B,
@@ -89,7 +88,6 @@ show(page.quantization_section(setup, quant))
 # attention for a GQA model; for a model that has full multi-head attention, the
 # largest divisor of its query heads up to eight).
 
-# A GQA model meets its full-MHA twin; a full-MHA model a twin with up to eight KV heads.
 fewer = max((k for k in range(1, 9) if k < model.n_heads and model.n_heads % k == 0), default=1)
 twin = with_full_mha(model) if model.n_kv_heads < model.n_heads else with_kv_heads(model, fewer)
 variants = []  # the model and its twin: what their KV heads set
@@ -116,7 +114,6 @@ show(page.kv_heads_section(setup, variants))
 # so the throughput flattens towards the bandwidth divided by one sequence's cache.
 
 FIGURE_CHIPS = (H100, H200, B200)  # the chips of the throughput figure below
-# The figure's chips must all have the precision; if one lacks it, the section uses bf16.
 fig_precision = precision if all(precision in c.precisions for c in FIGURE_CHIPS) else "bf16"
 one = llm.decode_ledger(model, 1, S, dtypes)  # a batch-1 decode step
 kv_seq = llm.kv_cache_bytes_per_token(model, dtypes.kv_bytes) * S  # one sequence's KV cache

@@ -358,8 +358,7 @@ if args.png:
     ]
     dram_all = [(f"DRAM, {thread_count} threads", all_bw)] if all_bw else []
     path = hierarchical_roofline_figure(out, level_roofs, peak_flops, marks, dram_all)
-    caption = page.roofline_caption(operations, peak_flops)
-    shown.append(display.figure(path, caption))
+    shown.append(display.figure(path, page.roofline_caption(operations, peak_flops)))
 show(*shown, page.operations_observations(operations, peak_flops))
 
 # %%

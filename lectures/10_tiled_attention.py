@@ -192,9 +192,8 @@ landmarks |= {f"{c.name} ridge": m for c in GPUS if (m := plans[c.key].needed)} 
 landmarks["K and V whole"] = resident
 marks = []  # (name, M_sm, blocks, D, I) at each landmark
 for name, m in landmarks.items():
-    b = attention_io.block_sizes(N, D_HEAD, m, BF16)
-    d = attention_io.tiled_traffic(N, D_HEAD, b.rows, b.cols, BF16)
-    marks.append((name, m, b, d, intensity(F, d)))
+    d = attention_io.tiled_counts(N, D_HEAD, m, BF16)[1]  # the traffic of the rule's blocks
+    marks.append((name, m, attention_io.block_sizes(N, D_HEAD, m, BF16), d, intensity(F, d)))
 lo, hi = (attention_io.tiled_counts(N, D_HEAD, m, BF16)[1] for m in (16 * 1024, 128 * 1024))
 slope = math.log(hi / lo) / math.log(128 / 16)  # of log D against log M_sm
 
@@ -280,7 +279,6 @@ show(*page.lengths(longer))
 # blocks that divide :math:`N`, blocks that do not, one block of everything and
 # blocks of a single row.
 
-# (N, d_h, Br, Bc): blocks that divide N, blocks that do not, one block, one row
 CASES = [(257, 64, 31, 47), (1000, 128, 333, 128), (777, 32, 777, 100), (300, 16, 300, 300),
          (96, 128, 1, 1)]  # fmt: skip
 TOLERANCE, errors = 1e-4, {}
@@ -419,10 +417,9 @@ with roofs.blas_threads(1):
 counts = {n: {"naive": numpy_ops.attention_naive_counts(n, D_HEAD),
               "tiled": attention.tiled_counts(n, D_HEAD, b.rows, b.cols)}
           for n, (b, _) in measured.items()}  # fmt: skip
-KINDS = ("naive", "tiled")
 top, (b_top, t_top) = N_LIST[-1], measured[N_LIST[-1]]
 placed = {kind: numpy_ops.roofline_row(kind, *counts[top][kind], t_top[kind], peak_1, beta, 0.0)
-          for kind in KINDS}  # fmt: skip
+          for kind in page.KINDS}  # fmt: skip
 
 
 def memory_of(n: int, b: object) -> dict[str, float]:
@@ -441,9 +438,9 @@ timed = page.Kernels(d_head=D_HEAD, runs=runs, placed=placed, ridge=ridge_1, pea
 # sphinx_gallery_start_ignore
 drawn = args.png and attention_plots.kernel_times_figure(
     args.outdir / "10_kernel_times.png", N_LIST,
-    *([measured[n][1][kind] for n in N_LIST] for kind in KINDS),
+    *([measured[n][1][kind] for n in N_LIST] for kind in page.KINDS),
     [counts[n]["naive"][0] / peak_1 for n in N_LIST],
-    *([counts[n][kind][1] / beta for n in N_LIST] for kind in KINDS),
+    *([counts[n][kind][1] / beta for n in N_LIST] for kind in page.KINDS),
     math.sqrt(llc / FP32),
     f"Both kernels on this machine (blocks from half the L2, d_h = {D_HEAD})",
     "sequence length N (fp32, one thread)",
@@ -477,8 +474,8 @@ payload = {
     "naive_seconds_at_block_n": block_times["naive"],
     "sequence": [
         {"n": n, "rows": b.rows, "cols": b.cols}
-        | {f"{kind}_seconds": t[kind] for kind in KINDS}
-        | {f"{kind}_bytes": counts[n][kind][1] for kind in KINDS}
+        | {f"{kind}_seconds": t[kind] for kind in page.KINDS}
+        | {f"{kind}_bytes": counts[n][kind][1] for kind in page.KINDS}
         for n, (b, t) in measured.items()
     ],
 }

@@ -75,7 +75,6 @@ show(page.roofs_table(A100, spec, ach, "bf16"), page.roofs_table(A100_80GB, spec
 # that case uses 87%.
 
 curve = pub.ALLREDUCE_CURVES[A100.key]  # GPUs -> (bytes, seconds) measured
-floor = pub.small_kernel_floor()  # a kernel never takes less than this
 cases, decomps, ledgers, left_out = [], [], [], []
 for run in pub.FT_13B:
     build = prefill_ledger if run.phase == "prefill" else decode_ledger
@@ -90,14 +89,14 @@ for run in pub.FT_13B:
     t_spec = predict.bound_time(ledger, spec, run.gpus)  # roofline + the all-reduces' ring bytes
     t_ach = predict.bound_time(ledger, roofs, run.gpus)
     cases.append(page.Case(label, run.measured, t_spec, t_ach))
-    args_d = (ledger, spec, roofs, run.measured.seconds, run.gpus, curve, floor)
+    args_d = (ledger, spec, roofs, run.measured.seconds, run.gpus, curve, pub.small_kernel_floor())
     decomps.append(predict.decompose(*args_d))
     ledgers.append((label, ledger, run))
 
 show(
     page.cases_table(cases, f"{pub.GPT_13B.name} on {A100.name}"),
     page.cases_observations(cases, page.shared_roofs(A100, "bf16", pub.KIPPLY_TITLE)),
-    page.bound_note(),
+    page.BOUND_NOTE,
     *page.left_out(left_out),
 )
 

@@ -277,8 +277,8 @@ trace = traces["fp32"]
 prefill_span = trace.phase("prefill")[0]
 ledger_fp32 = prefill_ledger(model, 1, prompt, DTypes("fp32", "fp32", "fp32"), materialized=True)
 rows = trace.rows([op.name for op, _ in ledger_fp32.counted()], prefill_span)
-path = timeline_figure(args.outdir / "12_profiler_vs_ledger.png", rows,
-                       page.timeline_title(model, prompt))  # fmt: skip
+title = f"{model.name}, fp32 prompt pass of {prompt} tokens, from the Chrome trace"
+path = timeline_figure(args.outdir / "12_profiler_vs_ledger.png", rows, title)
 timeline = page.Timeline(trace_path, prefill_span.dur_us, trace.busy_us(prefill_span),
                          len(trace.spans))  # fmt: skip
 show(figure(path, page.timeline_caption(timeline)), page.timeline_text(timeline))

@@ -30,7 +30,6 @@ from functools import partial
 
 from common.shell.llm_flags import moe_parser, parse_moe_args
 
-# What this lecture is, read without running it (common/shell/interface.py).
 ABOUT = {
     "flags": ("--model", "--chip", "--precision", "--batch", "--ep"),
     "figure": True,
@@ -57,7 +56,7 @@ E, k, d = model.n_experts, model.experts_per_token, model.d_model
 peak, bw, ridge = chip.peak_flops(precision), chip.mem_bw, chip.ridge_point(precision)
 twin = dense_twin(model)  # one MLP as wide as the experts a token uses
 setup = page.Setup(model=model, chip=chip, precision=precision, dtypes=dtypes, context=S,
-                   batch=B, ep=N, ridge=ridge)  # fmt: skip
+                   batch=B, peak=peak, ridge=ridge, ep=N)  # fmt: skip
 batches = sorted({1, 8, 64, 512, 4096, B})
 
 # %%
@@ -198,7 +197,6 @@ show(page.imbalance_section(setup, skews, mine.time / N))
 # The mixture, its dense twin and the mixture with its dispatch and combine at the
 # chosen EP size, each as tokens per second per GPU, with ``--png``.
 
-me = next(c for c in counts if c.model == model)
 chosen = next((x for x in ep_rows if x.ep == N), None)  # None: no link figure
 comm = None if chosen is None else model.moe_layers * (chosen.dispatch + chosen.combine)
 if args.png:
@@ -233,4 +231,4 @@ else:
 #
 # The lines a student would copy into a plan.
 
-show(page.summary(setup, me, crit, mine, comm))
+show(page.summary(setup, next(c for c in counts if c.model == model), crit, mine, comm))

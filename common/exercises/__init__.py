@@ -33,18 +33,12 @@ from common.measure import caches
 from common.present import claims, console
 from common.present.claims import change, direction, listing, more_or_fewer, n_of_m, ratio, rose
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
+from common.present.display import Table
 from common.tables import assumptions, models, shipped
 from common.tables import measurements as pub
 from common.tables.units import GIB
 
 FP32 = hw_specs.bytes_per_elem("fp32")  # the measured (numpy) exercises run in fp32
-
-
-class Table(NamedTuple):
-    """A small table inside an answer: header cells and rows of text cells."""
-
-    headers: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,7 +53,7 @@ class Answer:
 
 def _answer(steps: Sequence[str], values: Mapping[str, Any], formula: str, headers=(), rows=()):
     """An Answer from its parts; the table only when there are rows."""
-    return Answer(tuple(steps), values, formula, Table(headers, tuple(rows)) if rows else None)
+    return Answer(tuple(steps), values, formula, Table(headers, rows) if rows else None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,7 +150,7 @@ def gemm_crossover(ridge: float) -> tuple[int | None, int | None]:
 NOISY_BELOW = 0.85  # a roof's own operation below this share of its bound ran on a busy machine
 
 
-def percent_of_bound_answer(
+def percent_of_bound(
     calib: Calibration, operations: Sequence[Mapping[str, Any]] | None, llc_bytes: int | None
 ) -> Answer:
     """How to read lecture 01's '% of bound' column, with the measured rows when there are any."""
@@ -205,17 +199,17 @@ def percent_of_bound_answer(
     return _answer(steps, values, formula, ("operation", "I (FLOP/B)", "bound", "% of bound"), rows)
 
 
-def _solve_percent_of_bound() -> Answer:
+def percent_of_bound_answer() -> Answer:
     ops = (get_section(load_results(), "probe")[0] or {}).get("operations")
     valid = isinstance(ops, list) and all(isinstance(op, dict) for op in ops)
     calib = measured_calibration("probe", PROBE_SOURCE) or EXAMPLE_CALIBRATION
-    return percent_of_bound_answer(calib, ops if valid else None, caches.last_level_cache_bytes())
+    return percent_of_bound(calib, ops if valid else None, caches.last_level_cache_bytes())
 
 
 SWEEP_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
 
-def sweep_crossing_answer(
+def sweep_crossing(
     calib: Calibration,
     d: int = 4096,  # the article's weight W[4096, 4096]
     batches: Sequence[int] = SWEEP_BATCHES,
@@ -264,7 +258,7 @@ def sweep_crossing_answer(
     return _answer(steps, values, r"I(B) = \frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*")
 
 
-def _solve_sweep_crossing() -> Answer:
+def sweep_crossing_answer() -> Answer:
     sweep = get_section(load_results(), "batch_sweep")[0]
     calib = measured_calibration("batch_sweep", "this machine (lecture 03's sweep)")
     try:
@@ -275,7 +269,7 @@ def _solve_sweep_crossing() -> Answer:
         calib = None
     if calib is None:  # no usable sweep: the article's sweep on lecture 01's roofs
         calib, measured = measured_calibration("probe", PROBE_SOURCE), ()
-    return sweep_crossing_answer(calib or EXAMPLE_CALIBRATION, *measured)
+    return sweep_crossing(calib or EXAMPLE_CALIBRATION, *measured)
 
 
 def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
@@ -515,10 +509,9 @@ def bandwidth_2x_answer() -> Answer:
         "An operator close to the ridge gains less than 2x from either, because the other "
         "roof soon takes over.",
     )
-    values = {"bandwidth": gains[1], "compute": gains[-1]}
     headers = ("operator", "I / I*", "2x compute", "2x bandwidth")
     formula = r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)"
-    return _answer(steps, values, formula, headers, rows)
+    return _answer(steps, {"bandwidth": gains[1], "compute": gains[-1]}, formula, headers, rows)
 
 
 def sharded_matmul_answer(d_example: int = 4096) -> Answer:
@@ -648,8 +641,7 @@ def tiled_head_dim_answer() -> Answer:
     )
     formula = r"D \approx \frac{2 b N^2 d_h}{B_r},\quad B_r \approx \frac{M_{sm}}{(b + 8)\,d_h}"
     formula += r"\quad\Rightarrow\quad D \propto \frac{N^2 d_h^2}{M_{sm}}"
-    headers = ("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound")
-    return _answer(steps, values, formula, headers, rows)
+    return _answer(steps, values, formula, ("d_h", "Br x Bc", "D", "I (FLOP/B)", "bound"), rows)
 
 
 def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answer:
@@ -861,10 +853,9 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
         f"{fleet.gpus_per_node} GPUs x ${price:g} / 3600 s = ${usd * 1000:.2f}; a million "
         f"of their tokens ({prompt + output:,} a request) cost ${per_m:.3f}.",
     )
-    values = {"pd": pd, "request_usd": usd, "usd_per_m": per_m}
     formula = r"\frac{P}{D} = \frac{p / r_p}{o / r_d}, \quad \$ = (t_p + t_d)\, G\, "
     formula += r"\frac{\text{price}}{3600}"
-    return _answer(steps, values, formula)
+    return _answer(steps, {"pd": pd, "request_usd": usd, "usd_per_m": per_m}, formula)
 
 
 ARTICLE = "the article"
@@ -972,8 +963,6 @@ fleet-request-mix | course | What do long prompts do to DeepSeek's fleet and its
 
 #: The solvers not named after their key (``<key>_answer``, dashes as underscores).
 _OWN_SOLVERS: dict[str, Callable[[], Answer]] = {
-    "percent-of-bound": _solve_percent_of_bound,
-    "sweep-crossing": _solve_sweep_crossing,
     "v5e-int8": lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, BOOK_DIM),
     "v5e-int8-weights": lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2, BOOK_DIM),
     "prefill-efficiency": lambda: efficiency_match_answer("prefill", "peak"),

@@ -6,7 +6,6 @@ import sys
 from collections.abc import Sequence
 
 from common.exercises import EXERCISES, Exercise, get_exercise
-from common.present.console import format_table
 from common.present.plain_math import plain
 
 
@@ -15,8 +14,7 @@ def format_exercise(exercise: Exercise) -> str:
     answer = exercise.solve()
     lines = ["Worked answer:", *([f"  {plain(answer.formula)}"] if answer.formula else [])]
     lines += [f"- {step}" for step in answer.steps]
-    if answer.table is not None:
-        lines += ["", format_table(answer.table.headers, answer.table.rows)]
+    lines += ["", str(answer.table)] * (answer.table is not None)
     return _shown(exercise, lines)
 
 

@@ -201,12 +201,11 @@ def plateau_observations(r: Plateaus) -> Observations:
 
 def sweep_caption(r: Plateaus) -> str:
     """What to look at in the bandwidth-by-working-set figure."""
-    steps = ", ".join(f"{p.name} {fmt_bw(p.bytes_per_s)}" for p in r.found)
     caption = say(
         "Bandwidth of z = x + y against its working set, with the cache sizes the operating "
         "system reports as dashed lines. Look at the steps down: each coloured bar is a "
         "plateau, drawn over the sizes it was taken from ({steps}).",
-        steps=steps,
+        steps=", ".join(f"{p.name} {fmt_bw(p.bytes_per_s)}" for p in r.found),
     )
     if r.call_limit is None:
         return caption

@@ -77,9 +77,8 @@ def memory_section(s: Setup, c: Capacity) -> Group:
     rules += f"({ACT_VECTORS_PER_TOKEN} x d_model x {s.dtypes.act_bytes:g} B); overhead "
     rules += f"{LLM_OVERHEAD_RATE:.0%} of the other three.\n"
     head = ["batch", "weights", "KV cache", "activations", "overhead", "total", "fits?"]
-    table = Table(head, rows)
     title = f"1. Memory ledger at context {S:,} on {s.chip.name} ({fmt_gb(cap)})"
-    return section(title, kv, rules, table, "\n" + result, items=items)
+    return section(title, kv, rules, Table(head, rows), "\n" + result, items=items)
 
 
 def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:

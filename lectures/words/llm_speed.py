@@ -1,4 +1,4 @@
-"""Lecture 06's words (standard library only); ``Setup`` and ``png_hint`` serve 07 and 08 too."""
+"""Lecture 06's words (standard library only); ``Setup`` and ``png_hint`` serve 07-14 too."""
 
 from __future__ import annotations
 
@@ -50,8 +50,7 @@ class Phase:  # one pass: its ledger, operator times, bound, compute time and we
 def model_section(s: Setup) -> Group:
     """The model's shapes from its config.json, the chip's figures and the storage."""
     m, c = s.model, s.chip
-    quotient = m.d_head * m.n_heads == m.d_model  # where the head dim comes from
-    head = "hidden_size / num_attention_heads" if quotient else "head_dim"
+    head = "hidden_size / num_attention_heads" if m.d_head * m.n_heads == m.d_model else "head_dim"
     rows = [
         ["layers", f"{m.n_layers}", "num_hidden_layers"],
         ["d_model", f"{m.d_model:,}", "hidden_size"],

@@ -67,11 +67,10 @@ def machine_facts(
         cache_row = ("caches", f"not reported; assuming an LLC of {fmt_bytes(llc_bytes, True)}")
     version = f" {blas['version']}" if blas.get("version") else ""
     layer = f", {blas['threading_layer']} threading" if blas.get("threading_layer") else ""
-    memory = fmt_bytes(free, True) if free else "unknown"
     facts = [
         ("CPU", f"{desc['cpu']}, {desc['cores']} usable cores ({desc['system']})"),
         cache_row,
-        ("available memory", memory),
+        ("available memory", fmt_bytes(free, True) if free else "unknown"),
         ("numpy", f"{desc['numpy']} (Python {desc['python']})"),
         ("BLAS library", f"{blas.get('library')}{version}{layer}"),
         ("BLAS kernel", f"{blas.get('kernel')} (the core type the library chose for this CPU)"),
@@ -145,17 +144,16 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
     return section("The two roofs of this machine (numpy, fp32)", table, stamp, lines, items=items)
 
 
-def _ledger_row(r: Row) -> list[object]:
-    counts = [fmt_flops(r["flops"]), fmt_bytes(r["bytes"]), f"{r['intensity']:.3g}"]
-    working_set = fmt_bytes(r["working_set_bytes"], True)
-    return [r["name"], r["shape"], *counts, working_set, r["threads_text"]]
-
-
 def ledger_table(rows: Sequence[Row], ridge: float) -> Group:
     """Each operation's F, D, intensity I = F/D, working set and threads."""
     head = ["operation", "shape", "F", "D", "I (FLOP/B)", "working set", "threads"]
     note = f"(I* = {ridge:.2f} FLOP/byte: below it an operation is memory-bound)"
-    table = Table(head, [_ledger_row(r) for r in rows], note=note)
+    cells = [
+        [r["name"], r["shape"], fmt_flops(r["flops"]), fmt_bytes(r["bytes"]),
+         f"{r['intensity']:.3g}", fmt_bytes(r["working_set_bytes"], True), r["threads_text"]]
+        for r in rows
+    ]  # fmt: skip
+    table = Table(head, cells, note=note)
     return section("The ledger: what each operation must do", table, page="")
 
 

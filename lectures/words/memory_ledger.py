@@ -214,12 +214,6 @@ def raised_line(peak: float, beta: float, peak_up: float, beta_up: float) -> Tex
     return Text("roofs raised to what the sweep itself reached: " + "; ".join(raised))
 
 
-def _cells(r: Row) -> list[object]:
-    model = [r["B"], f"{r['flops'] / 1e9:.3f}", f"{r['bytes'] / 1e6:.2f}", f"{r['intensity']:.2f}"]
-    meas = [r["bound"], _ms(r["latency_s"]), f"{r['throughput_per_s']:,.0f}", _ms(r["t_pred_s"])]
-    return [*model, *meas, f"{r['t_pred_s'] / r['latency_s']:.0%}", "!" if r["anomaly"] else ""]
-
-
 def sweep_table(s: Sweep) -> Group:
     """Per batch: F, D, I, bound, latency, throughput, prediction; the crossing, the flags."""
     head = ["B", "F (GFLOP)", "D (MB)", "I (FLOP/B)", "bound", "latency", "tokens/s"]
@@ -227,7 +221,13 @@ def sweep_table(s: Sweep) -> Group:
     cross = crossover_line(s.crossing, at, s.ridge, "B", last, label="ridge crossing")
     flagged = [Text(f"! B={r['B']}: {r['anomaly']}") for r in s.rows if r["anomaly"]]
     lines = Group(Text("\n" + cross), *flagged, Text(f"sweep time: {s.seconds:.2f} s"))
-    return Group(Table([*head, "roofline", "of bound", ""], list(map(_cells, s.rows))), lines)
+    cells = [
+        [r["B"], f"{r['flops'] / 1e9:.3f}", f"{r['bytes'] / 1e6:.2f}", f"{r['intensity']:.2f}",
+         r["bound"], _ms(r["latency_s"]), f"{r['throughput_per_s']:,.0f}", _ms(r["t_pred_s"]),
+         f"{r['t_pred_s'] / r['latency_s']:.0%}", "!" if r["anomaly"] else ""]
+        for r in s.rows
+    ]  # fmt: skip
+    return Group(Table([*head, "roofline", "of bound", ""], cells), lines)
 
 
 def sweep_observations(s: Sweep) -> Observations:

@@ -6,28 +6,20 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from common.formulas.transformer import DTypes
 from common.hw_specs import Chip
 from common.present.claims import counted, direction, listing, n_of_m, ratio
 from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_pct, fmt_time
 from common.present.display import Figure, Group, Table, Text
 from common.present.say import say
 from common.tables.models import Model
-from lectures.words import figure, section
+from lectures.words import figure, llm_speed, section
 
 _pct = functools.partial(fmt_pct, digits=1)  # a non-zero share never prints as 0.0%
 
 
 @dataclass(frozen=True)
-class Setup:  # the flags' choice: mixture, chip, precision, storage, EP and the ridge (FLOP/byte)
-    model: Model
-    chip: Chip
-    precision: str
-    dtypes: DTypes
-    context: int
-    batch: int
+class Setup(llm_speed.Setup):  # lecture 06's choice of mixture, chip and storage, and the EP size
     ep: int
-    ridge: float
 
 
 @dataclass(frozen=True)
@@ -282,7 +274,6 @@ def moe_png(
     path: str, s: Setup, crit: tuple, pair: tuple[Step, Step], linked: bool = True
 ) -> Figure:
     """The saved tokens/s per GPU figure, with what to look at."""
-    knee = say("batch {b}", b=f"{crit[0]:,}") if crit[0] else say("at no batch the figure shows")
     moe, twin = (x.batch / x.time for x in pair)
     caption = say(
         "Decode tokens/s per GPU against batch for {model} and its dense twin of the "
@@ -296,7 +287,7 @@ def moe_png(
         context=f"{s.context:,}",
         batch=f"{s.batch:,}",
         ratio=ratio(twin / moe),
-        knee=knee,
+        knee=say("batch {b}", b=f"{crit[0]:,}") if crit[0] else say("at no batch the figure shows"),
         dashed=say("; the dashed line adds dispatch and combine at EP {ep}.", ep=s.ep)
         if linked
         else say("."),

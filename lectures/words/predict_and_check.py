@@ -24,6 +24,10 @@ MATCH = 0.005  # a ratio within 0.5% of 1 "matches"
 _ms = functools.partial(fmt_time, unit="ms", digits=2)
 _pct = functools.partial(fmt_pct, digits=1)
 us = functools.partial(fmt_time, unit="µs", digits=0)
+BOUND_NOTE = Text(  # where the two bounds of the cases table reappear
+    "The same two bounds head the next table: its first row is the bound at spec, and its "
+    "first four rows add up to the bound at achievable roofs."
+)
 
 
 def versus(measured: float, predicted: float) -> str:
@@ -135,12 +139,6 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
         for what in shared
     ]
     return Observations(items)
-
-
-def bound_note() -> Text:
-    """Where the two bounds of the cases table reappear."""
-    said = "The same two bounds head the next table: its first row is the bound at spec, and its "
-    return Text(said + "first four rows add up to the bound at achievable roofs.")
 
 
 def comms_observation(per_layer: float, profiled: Sequence[Measured]) -> Observations:
@@ -401,18 +399,16 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
 
 def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: int | None) -> str:
     """What to look at in lecture 11's figure, from the numbers it plots."""
-    above = sum(c.measured.seconds > c.achievable for c in cases)
-    ridge = f"n = {ridge:,}" if ridge else say("no n (no ridge)")
     return say(
         "Top: each 13B case measured (grey) beside its predictions at spec peaks and at "
         "achievable roofs; {above} of {cases} measured bars stand above even the achievable "
         "prediction. Bottom: the measured {op} (dots) stays flat up to n = {flat_end}, while the "
         "weights dominate its bytes, then rises with n; the spec ridge sits at {ridge}.",
-        above=above,
+        above=sum(c.measured.seconds > c.achievable for c in cases),
         cases=len(cases),
         op=op_name,
         flat_end=f"{flat_end:,}",
-        ridge=ridge,
+        ridge=f"n = {ridge:,}" if ridge else say("no n (no ridge)"),
     )
 
 

@@ -81,18 +81,13 @@ class Timeline:  # the saved trace, the prompt pass's length and the part of it 
     events: int
 
 
-def timeline_title(m: Model, prompt: int) -> str:
-    return f"{m.name}, fp32 prompt pass of {prompt} tokens, from the Chrome trace"
-
-
 def timeline_caption(t: Timeline) -> str:
     """The figure's caption: what the gaps are and how long the pass took."""
-    idle = 1 - t.busy_us / t.pass_us
     return say(
         "Each bar is one call of a ledger operator during the {time} prompt "
         "pass. No operator ran for {idle} of it: look for the white gaps between bars.",
         time=fmt_time(t.pass_us / 1e6),
-        idle=fmt_pct(idle),
+        idle=fmt_pct(1 - t.busy_us / t.pass_us),
     )
 
 

@@ -3,6 +3,7 @@ X[B, K] · W[K, N]; intensities are in FLOP/byte."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from common.present import claims, console
@@ -15,11 +16,7 @@ from lectures.words import figure, section
 
 r0 = "{:.0f}".format  # a ridge or an intensity as the tables print it: no decimals
 comma0 = "{:,.0f}".format  # a network ridge as its table prints it: 2,198
-
-
-def never(b: int | None) -> str:
-    """A critical batch, or 'never' when no batch reaches the ridge."""
-    return console.fmt_batch(b, "never")
+never = functools.partial(console.fmt_batch, none="never")  # a critical batch, or 'never'
 
 
 def matmul_name(B: int) -> str:
@@ -78,7 +75,6 @@ def basics(r: Basics) -> tuple[Group, Observations]:
     title = f"1. Basic operations in bf16 on {r.chip} (ridge {r0(r.ridge)} FLOP/B)"
     sizes = f"Vectors of {r.vector_len:,} numbers; matmul X[B,{r.K}] W[{r.K},{r.N}]."
     head = ["operation", "FLOPs", "bytes", "FLOP/B", "bound", "of peak", "time >="]
-    table = section(title, sizes, Table(head, rows))
     add, dot = r.ops[:2]
     mm = r.matmuls()
     b0, b1, b2, last = r.batches[0], r.batches[1], r.batches[2], r.batches[-1]
@@ -108,7 +104,7 @@ def basics(r: Basics) -> tuple[Group, Observations]:
         "Here is the core tension of LLM inference: each decode step makes one token per "
         "sequence, so only batching many sequences keeps the matmuls off the bandwidth roof.",
     ]
-    return table, Observations(items)
+    return section(title, sizes, Table(head, rows)), Observations(items)
 
 
 def _vectors_faster(r: Basics) -> str:
@@ -228,7 +224,6 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     title = f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"
     note = "ridge in FLOP/B; * marks an estimated peak (see the hardware table)."
     head = ["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"]
-    table = section(title, note, Table(head, rows))
     bf16 = [x for x in r.rows if x.precision == "bf16"]
     low, high = min(bf16, key=lambda x: x.ridge), max(bf16, key=lambda x: x.ridge)
     h1, h2 = r.bandwidth
@@ -269,7 +264,7 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         f"bf16 on {x.chip} it {above}, because reading X and "
         "writing the output cost bytes too (part 1's last observation).",
     ]
-    return table, Observations(items)
+    return section(title, note, Table(head, rows)), Observations(items)
 
 
 def batch_change(before: int | None, after: int | None) -> str:

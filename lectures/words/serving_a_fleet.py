@@ -212,9 +212,7 @@ def mtp_observations(m: MTP) -> Observations:
     """What DeepSeek-V3's published speed-up implies for the acceptance, against its range."""
     lo, hi = m.published
     mid, gain = (lo + hi) / 2, ratio(m.speedup, 1)
-
-    def pct(x: float) -> str:
-        return fmt_pct(x, 1)
+    pct = functools.partial(fmt_pct, digits=1)
 
     def implied(a: float, middle: str = "") -> str:
         """'a = 80.0%, below the published range (against its middle: -7.5%).'"""
@@ -396,7 +394,6 @@ def crossing(a: Cost, b: Cost) -> int | None:
 
 def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
     """The saved cost figure, with a caption that says what to look at."""
-    names = listing([cost_label(c) for c in costs if c.curve])
     cross = crossing(*costs) if len(costs) == 2 else None
     look = say(
         "Look at the gap between the curves at each batch, and where each one ends: "
@@ -415,7 +412,7 @@ def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
         "line marks batch {batch}. {look}",
         price=f"{s.price:g}",
         chip=s.chip.name,
-        names=names,
+        names=listing([cost_label(c) for c in costs if c.curve]),
         batch=f"{s.batch:,}",
         look=look,
     )

@@ -17,15 +17,12 @@ from common.present.display import Observations, Table
 from common.present.say import say
 
 KINDS = ("naive", "tiled")  # the two kernels, in the order of the tables
+_blocks = "{0.rows} x {0.cols}".format  # a block shape: '64 x 128'
 
 
 def _verdict(i: float, ridge: float, seconds: float) -> str:
     """'memory, 89.0 µs': which roof binds and the time bound."""
     return f"{side(i, ridge).split('-')[0]}, {fmt_time(seconds)}"
-
-
-def _blocks(b: Blocks) -> str:
-    return f"{b.rows} x {b.cols}"
 
 
 @dataclass(frozen=True)
@@ -218,15 +215,12 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
     ]
     head = ["N", "rest of layer", "attention naive", "attention tiled", "tiled attention's share"]
     title = f"One {r.model} layer, batch {r.batch}, on the {gpu.name}: time bounds"
-    layer = Table(head, rows, title)
     largest = max(r.heads)
     h = r.heads[largest]
     tiled_side, naive_side = side(h.i_tiled, gpu.ridge), side(h.i_naive, gpu.ridge)
     crossings = {kind: c.first for kind, c in r.takes_over.items() if c}
-
-    def over(kind: str) -> str:
-        return f"N = {crossings[kind]:,}" if kind in crossings else f"no length up to {largest:,}"
-
+    over = dict.fromkeys(r.takes_over, f"no length up to {largest:,}")
+    over |= {kind: f"N = {n:,}" for kind, n in crossings.items()}
     below = f"Below N = {min(crossings.values()):,}" if crossings else f"Up to N = {largest:,}"
     levels = f"The tiled kernel's intensity levels off near B_r ({h.i_tiled:.1f} FLOP/byte at "
     levels += f"N = {largest:,}), the naive one's near d_h / 2 ({h.i_naive:.1f}); against the "
@@ -239,11 +233,11 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
         f"At N = {largest:,} the tiled traffic is {than(h.tiled / h.naive)} the naive kernel's (2 "
         f"B_r / d_h in the limit) and {than(h.tiled / h.ideal, digits=0)} the ideal minimum.",
         levels,
-        f"In the layer, attention's bound passes everything else at {over('tiled')} with the "
-        f"tiled kernel and at {over('naive')} with the naive one. {below} the projections "
+        f"In the layer, attention's bound passes everything else at {over['tiled']} with the "
+        f"tiled kernel and at {over['naive']} with the naive one. {below} the projections "
         "and the MLP take longer than attention with either kernel.",
     ]
-    return heads, layer, Observations(items)
+    return heads, Table(head, rows, title), Observations(items)
 
 
 Case = tuple[int, int, int, int, int, float]  # N, d_h, Br, Bc, inner steps, relative error
@@ -302,7 +296,6 @@ def machine(r: Machine) -> tuple[Table, Table, Observations]:
         ["fixed cost of one inner step", fmt_time(r.step_s)],
         ["one exponential (numpy, fp32)", fmt_time(r.exp_s)],
     ]
-    roofs = Table(["roof", "value"], rows, "Roofs of this machine")
     ridge = f"On one thread the ridge is {r.ridge:.1f} FLOP/byte. The naive kernel in fp32 does "
     ridge += f"{r.naive_intensity:.1f} FLOP per byte of its ten passes (about (4 d_h + 5) / 40 "
     ridge += "at any N): "
@@ -320,7 +313,7 @@ def machine(r: Machine) -> tuple[Table, Table, Observations]:
         f"{fmt_num(r.step_s * r.peak, 2, 'FLOP')} of matmul: a block must do much more work "
         "than that for the fixed cost to vanish.",
     ]
-    return caches, roofs, Observations(items)
+    return caches, Table(["roof", "value"], rows, "Roofs of this machine"), Observations(items)
 
 
 class Sized(NamedTuple):  # one cache-sized block choice of section 7, timed
@@ -352,14 +345,12 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
     def rate(t: float) -> list[str]:
         return [f"{r.flops / t / 1e9:.1f}", f"{r.flops / t / r.peak:.0%}"]
 
-    def fixed(s: Sized) -> float:
-        return min(1.0, s.steps * r.step_s / s.seconds)
-
+    fixed = {s.name: min(1.0, s.steps * r.step_s / s.seconds) for s in r.sized}  # fixed-cost share
     sizes, speeds = [], []
     for s in r.sized:
         d, touched = fmt_bytes(s.traffic), fmt_kib(s.touched)
         sizes.append([s.name, fmt_kib(s.m_sm), _blocks(s.blocks), f"{s.steps:,}", d, touched])
-        speeds.append([s.name, fmt_time(s.seconds), *rate(s.seconds), f"{fixed(s):.0%}"])
+        speeds.append([s.name, fmt_time(s.seconds), *rate(s.seconds), f"{fixed[s.name]:.0%}"])
     sizes.append(["naive", "-", "-", "-", fmt_bytes(d_naive), fmt_kib(held)])
     speeds.append(["naive", fmt_time(t_naive), *rate(t_naive), "-"])
     head = ["M_sm from", "M_sm", "Br x Bc", "steps", "D (model)", "touched"]
@@ -368,7 +359,6 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
     sizes = Table(head, sizes, title, note)
     note = "fixed cost: the share of the time that the inner steps' fixed costs explain."
     head = ["M_sm from", "time", "GFLOP/s", "of P_1", "fixed cost"]
-    speeds = Table(head, speeds, "Their speed on one thread", note)
     fast = min(r.sized, key=lambda s: s.seconds)
     small = min(r.sized, key=lambda s: s.blocks.rows * s.blocks.cols)
     than_fast = "and is the fastest of them"
@@ -377,7 +367,7 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
     items = [
         f"With {small.name}-sized blocks ({_blocks(small.blocks)}) the kernel makes "
         f"{small.steps:,} inner steps {than_fast}; the fixed costs alone explain "
-        f"{fixed(small):.0%} of its time. The model counts bytes; small blocks pay per call, "
+        f"{fixed[small.name]:.0%} of its time. The model counts bytes; small blocks pay per call, "
         "which a fused GPU kernel does not.",
         f"The fastest blocks came from {fast.name} ({_blocks(fast.blocks)}): "
         f"{rate(fast.seconds)[0]} GFLOP/s, {rate(fast.seconds)[1]} of the one-thread matmul "
@@ -398,7 +388,7 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
         else:
             held += "K and V are read once, the ideal minimum."
         items.append(held)
-    return sizes, speeds, Observations(items)
+    return sizes, Table(head, speeds, "Their speed on one thread", note), Observations(items)
 
 
 class Run(NamedTuple):  # both kernels at one N of section 8

@@ -31,7 +31,7 @@ H = chip("Hop", 100e12, 1e12)  # ridge 100 FLOP/B, 80 GB
 def setup(batch: int = 64, ep: int = 2) -> page.Setup:
     m = MIXTRAL_8X7B  # 2 of 8 experts
     return page.Setup(model=m, chip=H, precision="bf16", dtypes=DTypes(), context=512,
-                      batch=batch, ep=ep, ridge=100.0)  # fmt: skip
+                      batch=batch, peak=100e12, ridge=100.0, ep=ep)  # fmt: skip
 
 
 def count(total: float = 40e9, active: float = 10e9, twin: float = 10e9, m=MIXTRAL_8X7B):
