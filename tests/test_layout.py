@@ -30,14 +30,10 @@ FLOORS = (("tables",), ("hw_specs",), ("shell",), ("formulas",), ("measure",), (
 FLOOR_OF = {role: level for level, roles in enumerate(FLOORS) for role in roles}
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(REPO).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-MODULES = {module_name(p): p for p in sorted(COMMON.rglob("*.py"))}
+MODULES = {
+    ".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__"): p
+    for p in sorted(COMMON.rglob("*.py"))
+}
 
 
 def imported(name: str) -> set[str]:

@@ -104,12 +104,9 @@ def test_network_critical_dimension(chip, threshold: int) -> None:
     assert dim == pytest.approx(2 * chip.peak_flops("bf16") / chip.link_bw)
 
 
-def _random_machine(rng: random.Random) -> tuple[float, float, float, float]:
-    flops = 10 ** rng.uniform(0, 16)
-    nbytes = 10 ** rng.uniform(0, 13)
-    peak = 10 ** rng.uniform(9, 16)
-    bw = 10 ** rng.uniform(8, 13)
-    return flops, nbytes, peak, bw
+def _random_machine(rng: random.Random) -> list[float]:
+    """FLOPs, bytes, peak FLOP/s and bandwidth, each log-uniform over its decades."""
+    return [10 ** rng.uniform(a, b) for a, b in ((0, 16), (0, 13), (9, 16), (8, 13))]
 
 
 def test_lower_bound_is_the_larger_time() -> None:
