@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from conftest import lecture_path, quiet_run, run_lecture
+from conftest import lecture_path, quiet_run
 
 LECTURE = "02"
 WIDTH = 88
@@ -79,10 +78,3 @@ def test_no_reference_number_typed_into_the_lecture() -> None:
     for lineno, line in enumerate(lecture_path(LECTURE).read_text().splitlines(), 1):
         if not line.lstrip().startswith("#"):
             assert not pattern.search(line), f"line {lineno}: {line}"
-
-
-def test_runs_on_a_bare_interpreter(tmp_path: Path, output: str) -> None:
-    proc = run_lecture(LECTURE, cwd=tmp_path, python_flags=("-S",))
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == output  # same numbers without site-packages or the repo as cwd
-    assert list(tmp_path.iterdir()) == []  # wrote nothing
