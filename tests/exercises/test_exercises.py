@@ -260,11 +260,8 @@ def test_a100_peak_edit_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     ]
     # with the edit already in the table, the answer starts from the shipped 312e12
     monkeypatch.setattr(hw_specs, "A100", ex.with_peak(hw_specs.A100, "bf16", 1979e12))
-    answer = ex.a100_peak_edit_answer(1979e12)
-    assert answer.values["already"] is True
-    assert answer.values["flipped"] == ["GEMM 512 x 4096 x 4096"]
-    assert round(answer.values["ridge_before"], 1) == 200.6
-    assert round(answer.values["ridge_after"], 1) == 1272.7
+    first, answer = answer.values, ex.a100_peak_edit_answer(1979e12)
+    assert answer.values == {**first, "already": True}
     assert answer.steps[0] == (
         "Your table already holds this edit (1.98 PFLOP/s): the answer starts from the "
         "repository's table (312.00 TFLOP/s) and ends at yours."
