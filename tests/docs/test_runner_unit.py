@@ -23,6 +23,7 @@ from conftest import (
     REPO,
     conf_value,
     critical_batch,
+    lecture_path,
     load_extension,
     run_python,
     translations,
@@ -47,10 +48,6 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 RUNNER_PO = REPO / "docs" / "locale" / "zh_CN" / "LC_MESSAGES" / f"{runner.MESSAGES_DOMAIN}.po"
 
 
-def lecture(stem: str) -> Path:
-    return REPO / "lectures" / f"{stem}.py"
-
-
 def bare(*args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
     """``python -S ARGS`` (no site-packages, as in the browser) in a clean environment (with
     `check`, asserted to exit 0)."""
@@ -70,7 +67,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The zip the build packs, unpacked: the course folder the browser sees."""
     folder = tmp_path_factory.mktemp("course")
     target = folder / "course.zip"
-    runner.pack_course([lecture(s) for s in LECTURES], target)
+    runner.pack_course([lecture_path(s) for s in LECTURES], target)
     with zipfile.ZipFile(target) as archive:
         archive.extractall(folder / "course")
     return folder / "course"
@@ -138,7 +135,7 @@ def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
     proc = bare("-c", code, cwd=course, check=True)
     assert proc.stdout.split() == ["False", "False"]
     for stem in LECTURES:
-        assert runner.foreign_imports(lecture(stem)) == [], stem
+        assert runner.foreign_imports(lecture_path(stem)) == [], stem
     # the harness warms up its imports quietly, passing over a module that is not there
     code = DRIVER.split("for line")[0] + (
         "harness.warm_up(['common.shell.cli', 'common.no_such_module', 'common.hw_specs'])\n"
@@ -166,8 +163,8 @@ def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
 
 def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Path) -> None:
     stems = list(LECTURES)
-    first, names = runner.pack_course([lecture(s) for s in stems], tmp_path / "a")
-    again, _ = runner.pack_course([lecture(s) for s in stems], tmp_path / "b")
+    first, names = runner.pack_course([lecture_path(s) for s in stems], tmp_path / "a")
+    again, _ = runner.pack_course([lecture_path(s) for s in stems], tmp_path / "b")
     assert first == again and (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
     assert "common/hw_specs.py" in names and "common/shell/cli.py" in names
     # the lectures and their first line; their words: the test above
@@ -182,7 +179,7 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
 
 def help_default(stem: str, flag: str) -> str:
     """The default a lecture's --help states for a flag, e.g. '(default: h100)'."""
-    proc = bare(str(lecture(stem)), "--help", env={"COLUMNS": "1000"}, check=True)
+    proc = bare(str(lecture_path(stem)), "--help", env={"COLUMNS": "1000"}, check=True)
     entries = re.split(r"\n  (?=-)", proc.stdout)  # one entry per option, wrapped lines too
     entry = next(e for e in entries if e.startswith(f"{flag} ")).split()
     return re.search(r"\(default: ([^);]+)", " ".join(entry)).group(1)
@@ -202,7 +199,7 @@ def test_flag_choices_and_defaults_come_from_the_lecture_parser() -> None:
     both = {"--model": (*MODELS, *MOE_MODELS), "--chip": tuple(CHIPS)}  # lecture 14: either
     saved = sys.argv, sys.excepthook, list(sys.path)
     for stem, flags in LECTURES.items():
-        options = runner.lecture_options(lecture(stem), flags)
+        options = runner.lecture_options(lecture_path(stem), flags)
         assert [o.flag for o in options] == list(flags)
         for option in options:
             table = {"13": moe, "14": both}.get(stem[:2], registries)
@@ -215,12 +212,12 @@ def test_flag_choices_and_defaults_come_from_the_lecture_parser() -> None:
     assert (sys.argv, sys.excepthook, sys.path) == saved  # the capture leaves no trace
     llm = with_flag("--model", "--chip")
     if "--batch" in LECTURES[llm]:
-        (batch,) = runner.lecture_options(lecture(llm), ["--batch"])
+        (batch,) = runner.lecture_options(lecture_path(llm), ["--batch"])
         assert batch.choices == () and batch.default == help_default(llm, "--batch")
     with pytest.raises(runner.ExtensionError, match="set by the build"):
-        runner.lecture_options(lecture(llm), ["--png"])
+        runner.lecture_options(lecture_path(llm), ["--png"])
     with pytest.raises(runner.ExtensionError, match=r"has no flag --nope; it has: .*--model"):
-        runner.lecture_options(lecture(llm), ["--nope"])
+        runner.lecture_options(lecture_path(llm), ["--nope"])
 
 
 def test_a_run_prints_what_the_terminal_prints_and_table_driven_exercises_have_panels(
