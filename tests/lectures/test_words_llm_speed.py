@@ -19,6 +19,7 @@ from strategies import (
     patched_models,
     run_lecture,
     run_llm,
+    unlinked,
 )
 
 from common.formulas.transformer import DTypes, Op, OpTime, PassLedger
@@ -415,6 +416,14 @@ def test_claims_hold_on_the_records(run: tuple) -> None:
             q = pl.flops / pl.nbytes
         side = "above" if round(q) > round(ridge) else "below" if round(q) < round(ridge) else "at"
         assert f"{side} the ridge of {ridge:.0f}" in first
+
+
+def test_a_chip_without_a_link_figure_runs() -> None:
+    """Issue 34: one GPU needs no link figure; the summary still gives both bounds."""
+    with patched_hardware(dict(SHIPPED, **{"a100-80gb": unlinked(SHIPPED["a100-80gb"])})):
+        text = run_lecture("06", "--chip", "a100-80gb")
+    assert "time per output token, achievable roofs >=" in text
+    check_claims(text)
 
 
 def test_default_run_and_flags_by_hand() -> None:
