@@ -14,7 +14,8 @@ def format_exercise(exercise: Exercise) -> str:
     answer = exercise.solve()
     lines = ["Worked answer:", *([f"  {plain(answer.formula)}"] if answer.formula else [])]
     lines += [f"- {step}" for step in answer.steps]
-    lines += ["", str(answer.table)] * (answer.table is not None)
+    if answer.table is not None:
+        lines += ["", str(answer.table)]
     return _shown(exercise, lines)
 
 
