@@ -394,6 +394,8 @@ def test_h200_answer() -> None:
     assert values["h200"]["critical_batch"] == b200
     assert values["h100"]["decode_s"] == pytest.approx(t100)
     assert values["decode_speedup"] == pytest.approx(4.8 / 3.35)
+    assert answer.table.headers == ["chip", "bandwidth", "I* bf16", "critical batch",
+                                    "decode step bound"]  # fmt: skip
     assert rows_of(answer) == (
         ("H100 SXM", "3.35 TB/s", f"{r100:.1f}", f"{b100}", f"{t100 * 1e3:.2f} ms"),
         ("H200", "4.80 TB/s", f"{r200:.1f}", f"{b200}", f"{t200 * 1e3:.2f} ms"),
@@ -722,6 +724,7 @@ def test_profile_exercises_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
     assert answer.values[256]["profiler"] == 2_147_483_648
     assert rows_of(answer)[0] == ("256", "1.1 GFLOP", "2.1 GFLOP", "1.9%")
     assert r"\frac{S(S+1)}{2}" in answer.formula
+    assert answer.steps[0].endswith("what the profiler counts, masked entries included.")
     calib = ex.Calibration(1e10, 1e11, "a test machine")  # 10 GB/s, 100 GFLOP/s: ridge 10
     monkeypatch.setattr(ex, "measured_calibration", lambda section, source: calib)
     answer = ex.get_exercise("decode-context").solve()
@@ -777,6 +780,10 @@ def test_moe_exercises_by_hand() -> None:
     assert (answer.values["twin"], answer.values["experts"]) == (want_twin, want_moe)
     assert want_moe / want_twin > E / k  # narrower matrices: more activation bytes per FLOP
     assert f"the smallest B past the ridge is {want_moe:,}" in " ".join(answer.steps)
+    assert answer.formula == (  # experts(b) above, against the ridge
+        r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
+        r"\geq \frac{P_{\text{peak}}}{\beta}"
+    )
     answer = ex.get_exercise("moe-skew").solve()
     E, k, B, gpus = 128, 8, 32, 8
     uniform = E * (1 - (1 - k / E) ** B)
@@ -787,6 +794,7 @@ def test_moe_exercises_by_hand() -> None:
     assert answer.values["skewed"] == pytest.approx(skewed, rel=1e-9)
     assert answer.values["saved"] == pytest.approx(1 - skewed / uniform, rel=1e-9)
     assert answer.values["gpu_factor"] == pytest.approx(max(loads) / (k / gpus), rel=1e-9)
+    assert answer.formula == r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B"  # `skewed` above
 
 
 def zipf_shares(E: int, k: int, s: float) -> list[float]:
@@ -802,7 +810,7 @@ def zipf_shares(E: int, k: int, s: float) -> list[float]:
 # Lecture 14's two exercises, worked by hand from the published figures: DeepSeek-V3's
 # x1.8 from one MTP module read backwards with a costed draft (closed form for K = 1), and
 # DeepSeek's per-node rates applied to a long-prompt request (plain division).
-def test_serving_exercises_by_hand() -> None:
+def test_serving_exercises_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
     answer = ex.get_exercise("mtp-acceptance").solve()
     c = 1 / 61  # one MTP module beside DeepSeek-V3's 61 layers
     a = 1.8 * (1 + c) - 1  # (1 + a) / (1 + c) = 1.8 for one draft token, v = 1
@@ -816,6 +824,11 @@ def test_serving_exercises_by_hand() -> None:
     assert f"{v:.3f} decode steps" in text and f"{v - 1:.1%} more" in text
     assert f"x{two:.2f} against plain decoding" in text
     assert f"2 modules at a = {a:.1%}: E = (1 - a^3) / (1 - a) = " in text
+    # at x1.85 the implied a = 1.85 (1 + c) - 1 = 88.0% and v = 1 - c: the verify pass is cheaper
+    monkeypatch.setattr(ex.pub, "MTP_SPEEDUP", 1.85)
+    text = " ".join(ex.get_exercise("mtp-acceptance").solve().steps)
+    assert f"= {1.85 * (1 + c) - 1:.1%}, inside the published 85% to 90%" in text
+    assert f"{1 - c:.3f} decode steps" in text and f"{c:.1%} less than a plain step" in text
     answer = ex.get_exercise("fleet-request-mix").solve()
     t_p, t_d = 32768 / 73.7e3, 1024 / 14.8e3  # node-seconds at DeepSeek's published rates
     usd = (t_p + t_d) * 8 * 3.0 / 3600  # 8 H800 a node at $3 per GPU-hour
