@@ -246,6 +246,6 @@ else:
 #
 # Every measured number above, with the page, table or section it stands in.
 
-terms = [*(t.source for t in engines.all_terms()), engines.FP8_ENGINE_BUILD]
+terms = [*(t.source for t in engines.all_terms()), engines.FP8_ENGINE_BUILD, engines.VLLM_CUSTOM_AR]
 terms += [engines.KV_SOURCES[engines.ENGINES[r.engine_class].kv_reads] for r in pub.ALL_REQUESTS]
 show(page.sources_text([*pub.sources(), *terms]))

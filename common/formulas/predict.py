@@ -617,9 +617,11 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
         curve = terms.allreduce  # the node's NCCL curve, unless the engine has its own kernel:
         if eng.allreduce and gpus > 1 and chip.key not in eng.allreduce_chips:
-            chips = " and ".join(get_chip(k).name for k in eng.allreduce_chips)
+            chips = ", ".join(get_chip(k).name for k in eng.allreduce_chips)
             notes.append(engines.NO_OWN_ALLREDUCE.format(chips=chips))
         elif eng.allreduce and gpus > 1:  # its points, then NCCL's past its largest size
+            if carried := eng.allreduce_chips[chip.key]:
+                notes.append(carried.format(chip=chip.name))
             node, curve = curve or {}, {}
             for g, own_terms in eng.allreduce.items():
                 own = tuple(zip(eng.allreduce_sizes, (t.value for t in own_terms), strict=True))

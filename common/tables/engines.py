@@ -241,8 +241,23 @@ VLLM_ALLREDUCE = {
              for m, t in zip(VLLM_ALLREDUCE_BYTES, us, strict=True))
     for g, us in VLLM_ALLREDUCE_US.items()
 }  # fmt: skip
-#: The chips its curve applies to: measured on H100s; the H200 has the same NVLink 4 switch.
-VLLM_ALLREDUCE_CHIPS = ("h100", "h200")
+VLLM_CUSTOM_AR = (
+    "vllm-project/vllm vllm/distributed/device_communicators/custom_all_reduce.py (commit "
+    "0ad8064), CustomAllreduce: _SUPPORTED_WORLD_SIZES = [2, 4, 6, 8], disabled only 'on more "
+    "than two PCIe-only GPUs' (else the GPUs are fully connected by NVLink, of any generation) "
+    "and for messages of max_size = 8192 * 1024 bytes or more; added by its PR #2192 (2023-12-19), "
+    "measured there on A100-80G; " + KV_CHECKED
+)
+#: The note where vLLM's curve stands in on a chip it was not measured on.
+VLLM_ALLREDUCE_CARRIED = (
+    "vLLM's custom all-reduce (any GPUs fully connected by NVLink) was measured on H100s only; "
+    "on the {chip} its H100 times stand in, never below the ring bytes over its own link"
+)
+#: The chips its curve applies to, and how it reaches each ("": measured there): measured on
+#: H100s; the H200 has the same NVLink 4 switch; vLLM runs the same kernel on A100s
+#: (VLLM_CUSTOM_AR), where nobody published its times, so the H100's stand in, said plainly.
+VLLM_ALLREDUCE_CHIPS = {"h100": "", "h200": "", "a100": VLLM_ALLREDUCE_CARRIED,
+                        "a100-80gb": VLLM_ALLREDUCE_CARRIED}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -257,7 +272,8 @@ class Engine:
     low_precision_cache: bool = False  # the KV cache in sub-16-bit weights' format (else 16-bit)
     allreduce: Mapping[int, tuple[Term, ...]] | None = None  # GPUs -> its time at each size
     allreduce_sizes: tuple[int, ...] = ()  # bytes of each point of `allreduce`
-    allreduce_chips: tuple[str, ...] = ()  # chip keys `allreduce` holds for
+    allreduce_chips: Mapping[str, str] = dataclasses.field(default_factory=dict)  # chip key ->
+    # how `allreduce` reaches it ("" where measured)
     kv_reads: str = KV_ONCE  # how its decode attention reads a grouped-query cache (KV_SOURCES)
 
 
@@ -291,9 +307,13 @@ ENGINES: dict[str, Engine] = {
     "vllm-single-step": Engine(
         "vllm-single-step",
         "vLLM before multi-step scheduling (2023-24, before v0.6): CUDA graphs in decode, CPU "
-        "scheduling and output processing every step, decode attention per query head (to v0.4.2)",
+        "scheduling and output processing every step, its custom all-reduce (from its PR #2192), "
+        "decode attention per query head (to v0.4.2)",
         SINGLE_STEP,
         kv_reads=KV_PER_HEAD,
+        allreduce=VLLM_ALLREDUCE,
+        allreduce_sizes=VLLM_ALLREDUCE_BYTES,
+        allreduce_chips=VLLM_ALLREDUCE_CHIPS,
     ),
     "vllm-eager": Engine(
         "vllm-eager",

@@ -253,14 +253,30 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand(monkeypa
     assert predict.allreduce_time(131072, 4, None, curve) == pytest.approx(9.2e-6)
     # halfway from 1,048,576 B (20.6 us) to 2,097,152 B (26.9 us) on 4 GPUs
     assert predict.allreduce_time(1572864, 4, None, curve) == pytest.approx(23.75e-6)
-    # the H200 shares the H100's switch; the A100 keeps vidur's NCCL curve (60 us at 2^17 B)
-    h200 = predict.engine_roofs(get_chip("h200"), "vllm", "bf16", 2).curve
-    assert h200[2][0] == (2048, pytest.approx(9.5e-6))
-    a100 = predict.engine_roofs(get_chip("a100-80gb"), "vllm", "bf16", 4)
-    assert a100.curve[4][1] == (131072, 60e-6) and any("H100" in n for n in a100.notes)
+    # the H200 shares the H100's switch; on the A100 vLLM runs the same kernel, whose H100
+    # times stand in (9.2 us at 2^17 B on 4), and a note says so; past 4 MiB vidur's DGX A100
+    # NCCL points (200 us at 16 MiB, 602 us at 64 MiB)
+    h200 = predict.engine_roofs(get_chip("h200"), "vllm", "bf16", 2)
+    assert h200.curve[2][0] == (2048, pytest.approx(9.5e-6))
+    assert not any("measured on H100s only" in n for n in h200.notes)
+    for key in ("a100", "a100-80gb"):
+        a100 = predict.engine_roofs(get_chip(key), "vllm-single-step", "bf16", 4)
+        assert a100.curve[4][2] == (131072, pytest.approx(9.2e-6))
+        assert a100.curve[4][6:] == ((2**24, 200e-6), (2**26, 602e-6))
+        assert sum("measured on H100s only" in n for n in a100.notes) == 1
+    # vLLM before CUDA graphs had no custom all-reduce: NCCL's curve (60 us at 2^17 B on 4)
+    assert predict.engine_roofs(get_chip("a100"), "vllm-eager", "bf16", 4).curve[4][1] == (
+        131072,
+        60e-6,
+    )
     # trtllm keeps NCCL's curve on the H100 (41 us at 2^17 B on 4 GPUs)
     trtllm = predict.engine_roofs(get_chip("h100"), "trtllm", "bf16", 4).curve
     assert trtllm[4][1] == (131072, 41e-6)
+    # a chip with measured kernels but none of vLLM's all-reduce times: NCCL's, said plainly
+    monkeypatch.setitem(engines.CHIP_TERMS, "b200", engines.H100_TERMS)
+    b200 = predict.engine_roofs(get_chip("b200"), "vllm", "bf16", 4)
+    assert b200.curve[4][1] == (131072, 41e-6)
+    assert any("NCCL curve stands in" in n and "A100 80GB SXM" in n for n in b200.notes)
     # a decode step of Llama-3-70B at batch 8 on 4 H100s: 2 x 80 all-reduces of
     # 8 x 8192 x 2 B = 131,072 B, each 9.2 us against the ring's 2 x 3/4 x 131,072 B / link
     c = get_chip("h100")
