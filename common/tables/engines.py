@@ -281,8 +281,19 @@ class Engine:
 # on v0.5.x, no more than what older versions paid).
 SINGLE_STEP = Term("vLLM CPU cost per step before multi-step scheduling (GPU bubble)", 4 * MS,
                    VLLM_RFC_6854)  # fmt: skip
-# CPU launch per kernel without CUDA graphs: PR #1440's 0.15 s over 100 steps of 483 kernels
-LAUNCH = Term("CPU launch cost per kernel without CUDA graphs", 0.15 / 100 / 483, VLLM_PR_1440)
+#: Kernels of a Llama-2-7B decode step in the ledger: 32 layers of 15, and 3 once.
+LLAMA_2_7B_STEP_KERNELS = 483
+# CPU launch per kernel without CUDA graphs, each the time a step loses without them over its
+# kernels: vLLM's model code (PR #1440: 0.15 s over 100 steps), its layers fused kernels; and
+# plain eager PyTorch modules (gpt-fast's blog against its README: 1 / 25.5 - 1 / 104.9 s a step)
+LAUNCH = Term("CPU launch cost per kernel without CUDA graphs",
+              0.15 / 100 / LLAMA_2_7B_STEP_KERNELS, VLLM_PR_1440)  # fmt: skip
+EAGER_LAUNCH = Term(
+    "CPU launch cost per kernel of eager PyTorch modules",
+    (1 / 25.5 - 1 / 104.9) / LLAMA_2_7B_STEP_KERNELS,
+    pub.GPT_FAST,
+    ("Llama-2-7B, 1 x a100-80gb, 5 + 200",),
+)
 ENGINES: dict[str, Engine] = {
     "vllm": Engine(
         "vllm",
@@ -325,8 +336,9 @@ ENGINES: dict[str, Engine] = {
     ),
     "eager": Engine(
         "eager",
-        "PyTorch eager (Hugging Face transformers): every kernel launched from Python",
-        launch=LAUNCH,
+        "PyTorch eager (Hugging Face transformers, gpt-fast without compile): every kernel "
+        "launched from Python modules",
+        launch=EAGER_LAUNCH,
         kv_reads=KV_COPIES,
     ),
 }

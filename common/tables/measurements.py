@@ -68,6 +68,16 @@ TRT_LLM_V05_H100 = (
     "'1st Token Latency (ms)', batch 1; engines built with --enable_fp8 --fp8_kv_cache on an "
     f"H100-HBM3-80GB system; {CHECKED}"
 )
+GPT_FAST = (
+    "PyTorch blog 'Accelerating Generative AI with PyTorch II: GPT, Fast' (pytorch.org/blog/"
+    "accelerating-generative-ai-2/), section 'Starting Point (25.5 tok/s)': gpt-fast's Llama-7B "
+    "run as plain eager PyTorch, 'heavily CPU overhead bound', batch 1, on 'an A100-80GB, power "
+    "limited to 330W'; with pytorch-labs/gpt-fast README.md (commit 0f925b5), section "
+    "'Benchmarks', Llama-2-7B 'Base' 104.9 tok/s: the same code compiled with CUDA graphs "
+    "(torch.compile mode 'reduce-overhead') on the same A100s, batch 1, 'just 5 tokens' of "
+    "prompt; its generate.py (commit 0055c42) counts tokens/s over the 200 tokens it generates "
+    "by default, prefill included; checked 2026-12-06"
+)
 TRT_LLM_V061_H100 = (
     f"{TRT_PAGE}, data of TensorRT-LLM v0.6.1, 'Peak Throughput', table 'H100 GPUs (FP8)', "
     "column 'Throughput (out tok/s/GPU)' at the stated batch, TP, input and output lengths; "
@@ -274,8 +284,9 @@ def _batch(model, gpus, batch, prompt, new, per_gpu) -> Request:
 
 
 _FT20, _FT67 = (FT_GPT_GUIDE.format(table=f"Performance of GPT-{s}") for s in ("20B", "6.7B"))
-#: Published end-to-end times: A100s at batch 1 (3 sources, 1 to 8 GPUs, 20 to 2,048 tokens) and
-#: H100s in FP8 (TensorRT-LLM's tables: batch 1 first-token latencies, large-batch throughput).
+#: Published end-to-end times: A100s at batch 1 (3 sources, 1 to 8 GPUs, 20 to 2,048 tokens),
+#: H100s in FP8 (TensorRT-LLM's tables: batch 1 first-token latencies, large-batch throughput)
+#: and eager PyTorch on one A100 (gpt-fast's starting point, 5 + 200 tokens).
 REQUESTS: tuple[Request, ...] = (
     *_runs(GPT_13B, "a100", FT, LLM_ANALYSIS_FT, 512, 10, {1: 283.60, 2: 180.86}),
     *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 20, 8, {1: 225, 2: 147, 4: 102, 8: 89}),
@@ -299,6 +310,8 @@ REQUESTS: tuple[Request, ...] = (
     _batch(LLAMA_2_70B, 4, 480, 128, 2048, 1486),
     _batch(LLAMA_2_70B, 2, 96, 2048, 128, 306),
     _batch(LLAMA_2_70B, 2, 64, 2048, 2048, 547),
+    _request(LLAMA_2_7B, "a100-80gb", 1, 1, 5, 200, 200 / 25.5, "eager PyTorch, gpt-fast's blog",
+             GPT_FAST, "eager", named=False),  # pragma: no mutate (None leaves it out too)
 )  # fmt: skip
 
 

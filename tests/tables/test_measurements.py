@@ -89,10 +89,10 @@ def test_published_requests_as_their_pages_print_them() -> None:
     pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens): r.measured.seconds
            for r in pub.REQUESTS}  # fmt: skip
-    assert len(got) == len(pub.REQUESTS) == 32  # the A100 rows' times: PUBLISHED below
+    assert len(got) == len(pub.REQUESTS) == 33  # the A100 rows' times: PUBLISHED below
     assert {r.gpus for r in pub.REQUESTS} == {1, 2, 4, 8}
     assert len({r.measured.source for r in pub.REQUESTS}) >= 3
-    assert min(r.prompt for r in pub.REQUESTS) == 20 and max(r.prompt for r in pub.REQUESTS) == 2048
+    assert min(r.prompt for r in pub.REQUESTS) == 5 and max(r.prompt for r in pub.REQUESTS) == 2048
     # Llama-2-70B: 64 heads, 8 KV heads, d_ff 28672 (GPT-20B's shape: test_tables_rebuilt).
     assert (pub.LLAMA_2_70B.n_kv_heads, pub.LLAMA_2_70B.d_ff) == (8, 28672)
     assert pub.REQUESTS[0].label == "13B, 1 x a100, 512 + 10"
@@ -143,6 +143,7 @@ PUBLISHED = [  # model, chip, GPUs, prompt, new tokens, ms, engine and publisher
     ("llama-2-7b", "a100-80gb", 1, 2048, 0, 133, "TensorRT-LLM"),
     ("llama-2-70b", "a100-80gb", 4, 128, 0, 47, "TensorRT-LLM"),
     ("llama-2-70b", "a100-80gb", 4, 2048, 0, 377, "TensorRT-LLM"),
+    ("llama-2-7b", "a100-80gb", 1, 5, 200, 1000 * 200 / 25.5, "gpt-fast"),
 ]  # fmt: skip
 
 
