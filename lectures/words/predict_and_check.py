@@ -358,7 +358,8 @@ def requests_table(rows: Sequence[RequestRow]) -> Table:
 
 
 def requests_observations(rows: Sequence[RequestRow]) -> Observations:
-    """Calibration and validation errors apart, the worst case, the error by chip."""
+    """Calibration and validation errors apart, the worst case, and the validation cases' error
+    by chip, GPU count, batch and prompt."""
     items = []
     for role in ("calibration", "validation"):
         picked = [r for r in rows if r.role == role]
@@ -379,6 +380,7 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
     errs = [_err(r, r.forecast) for r in rows]
     worst = max(range(len(rows)), key=lambda i: abs(errs[i]))
     items.append(f"The worst forecast is {rows[worst].label} at {errs[worst]:+.1%}.")
+    checked = [(r, e) for r, e in zip(rows, errs, strict=True) if r.role == "validation"]
     for what, key, name in (
         ("chip", lambda r: r.chip, str),
         ("GPU count", lambda r: r.gpus, lambda g: counted(g, "GPU")),
@@ -386,14 +388,15 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
         ("prompt", lambda r: r.prompt > SHORT,
          lambda g: f"prompt {'over' if g else 'up to'} {SHORT:,}"),
     ):  # fmt: skip
-        groups = sorted({key(r) for r in rows if key(r) != ""})
+        groups = sorted({key(r) for r, _ in checked if key(r) != ""})
         shown = [
             f"{name(g)} {_pct(statistics.median(picked))} ({len(picked)})"
             for g in groups
-            for picked in [[abs(e) for r, e in zip(rows, errs, strict=True) if key(r) == g]]
+            for picked in [[abs(e) for r, e in checked if key(r) == g]]
         ]
         if len(groups) > 1:
-            items.append(f"Median absolute error by {what} (cases): {', '.join(shown)}.")
+            said = f"By {what}, the validation cases' median absolute error (cases): "
+            items.append(said + f"{', '.join(shown)}.")
     return Observations(items)
 
 

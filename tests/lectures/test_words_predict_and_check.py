@@ -212,9 +212,11 @@ def test_requests_table_and_words_by_hand() -> None:
         "within 20%; the bound alone 70.0%.",
         "No forecast of the 4 falls below its bound, as none may.",
         "The worst forecast is c at -30.0%.",
-        # by chip: a100 median(30, 5) = 17.5%, h100 median(10, 10) = 10%
-        "Median absolute error by chip (cases): a100 17.5% (2), h100 10.0% (2).",
-        "Median absolute error by GPU count (cases): 1 GPU 10.0% (2), 4 GPUs 17.5% (2).",
+        # by chip, validation only (a is calibration): a100 median(30, 5) = 17.5%, h100 b's 10%
+        "By chip, the validation cases' median absolute error (cases): a100 17.5% (2), "
+        "h100 10.0% (1).",
+        "By GPU count, the validation cases' median absolute error (cases): 1 GPU 10.0% (1), "
+        "4 GPUs 17.5% (2).",
     ]
     low = page.requests_observations([row("a", 2, 1.0, 0.5, 0.4)]).items
     assert low[0] == "No calibration case is listed."
@@ -228,7 +230,8 @@ def test_requests_table_and_words_by_hand() -> None:
         "20%; the bound alone 50.0%."
     )
     assert items[-1] == (
-        "Median absolute error by GPU count (cases): 2 GPUs 10.0% (2), 8 GPUs 20.0% (1)."
+        "By GPU count, the validation cases' median absolute error (cases): 2 GPUs 10.0% (2), "
+        "8 GPUs 20.0% (1)."
     )
     rows = [row("a", 1, 1.0, 0.5, 0.9), row("b", 1, 1.0, 0.5, 0.9)._replace(engine_class="vllm")]
     assert page.requests_table(rows).note.endswith("(--engine trtllm, vllm)")
@@ -239,10 +242,10 @@ def test_requests_table_and_words_by_hand() -> None:
     [
         # batch 1: |-10%|; batches 2 and 8: |+20%| and |-40%|, median 30%
         ([{"batch": 1}, {"batch": 2}, {"batch": 8}],
-         ["by batch", "batch 1 10.0% (1)", "batch 2 or more 30.0% (2)"]),
+         ["By batch", "batch 1 10.0% (1)", "batch 2 or more 30.0% (2)"]),
         # SHORT = 512 tokens: 512 is up to it, 513 over
         ([{"prompt": 512}, {"prompt": 513}],
-         ["by prompt", "prompt over 512 20.0% (1)", "prompt up to 512 10.0% (1)"]),
+         ["By prompt", "prompt over 512 20.0% (1)", "prompt up to 512 10.0% (1)"]),
     ],
 )  # fmt: skip
 def test_requests_grouped_by_batch_and_prompt(by: list[dict], fragments: list[str]) -> None:
