@@ -267,7 +267,9 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand(monkeypa
         a100 = predict.engine_roofs(get_chip(key), "vllm-single-step", "bf16", 4)
         assert a100.curve[4][2] == (131072, pytest.approx(9.2e-6))
         assert a100.curve[4][6:] == ((2**24, 200e-6), (2**26, 602e-6))
-        assert sum("measured on H100s only" in n for n in a100.notes) == 1
+        carried = [n for n in a100.notes if "measured on H100s only" in n]
+        assert carried == [engines.VLLM_ALLREDUCE_CARRIED.format(chip=get_chip(key).name)]
+        assert f"on the {get_chip(key).name} its H100 times" in carried[0]
     # vLLM before CUDA graphs had no custom all-reduce: NCCL's curve (60 us at 2^17 B on 4)
     assert predict.engine_roofs(get_chip("a100"), "vllm-eager", "bf16", 4).curve[4][1] == (
         131072,
@@ -280,7 +282,12 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand(monkeypa
     monkeypatch.setitem(engines.CHIP_TERMS, "b200", engines.H100_TERMS)
     b200 = predict.engine_roofs(get_chip("b200"), "vllm", "bf16", 4)
     assert b200.curve[4][1] == (131072, 41e-6)
-    assert any("NCCL curve stands in" in n and "A100 80GB SXM" in n for n in b200.notes)
+    chips = "H100 SXM, H200, A100 40GB SXM, A100 80GB SXM"
+    assert engines.NO_OWN_ALLREDUCE.format(chips=chips) in b200.notes
+    two = predict.engine_roofs(get_chip("b200"), "vllm", "bf16", 2).notes
+    assert sum("NCCL curve stands in" in n for n in two) == 1  # from 2 GPUs on, not on 1
+    assert not any("NCCL curve stands in" in n for n in predict.engine_roofs(
+        get_chip("b200"), "vllm", "bf16", 1).notes)  # fmt: skip
     # a decode step of Llama-3-70B at batch 8 on 4 H100s: 2 x 80 all-reduces of
     # 8 x 8192 x 2 B = 131,072 B, each 9.2 us against the ring's 2 x 3/4 x 131,072 B / link
     c = get_chip("h100")
