@@ -75,17 +75,23 @@ def achievable_roofs(chip: Chip, precision: str) -> Roofs:
 
 
 def per_gpu_times(
-    ledger: PassLedger, roofs: Roofs, gpus: int = 1, attention_peak: float | None = None
+    ledger: PassLedger,
+    roofs: Roofs,
+    gpus: int = 1,
+    attention_peak: float | None = None,
+    mem_bw: Mapping[str, float] | None = None,
 ) -> list[tuple[int, float]]:
     """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says;
-    `attention_peak`: the FLOP/s of the attention operators where it differs from roofs.peak."""
+    `attention_peak`: the FLOP/s of the attention operators where it differs from roofs.peak;
+    `mem_bw`: the B/s of the operators it names where it differs from roofs.mem_bw."""
     split = ((op, count, gpus if op.kind in SHARDED_KINDS else 1) for op, count in ledger.counted())
-    bound = roofline.lower_bound_time
+    bound, bw = roofline.lower_bound_time, mem_bw or {}
 
     def peak(op: Op) -> float:
         return roofs.peak if attention_peak is None or op.kind != "attention" else attention_peak
 
-    return [(c, bound(op.flops / g, op.nbytes / g, peak(op), roofs.mem_bw)) for op, c, g in split]
+    return [(c, bound(op.flops / g, op.nbytes / g, peak(op), bw.get(op.name, roofs.mem_bw)))
+            for op, c, g in split]  # fmt: skip
 
 
 def roofline_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
@@ -268,6 +274,7 @@ class EngineRoofs(NamedTuple):
     attention_share: float = 1.0  # attention's peak / the GEMMs' (16-bit beside FP8 GEMMs)
     kv_l2: float = 0.0  # L2 B/s decode attention re-reads each KV head from, once per query head
     kv_copies: bool = False  # the KV heads copied once per query head in HBM (engines.KV_COPIES)
+    role_hbm: tuple[tuple[str, float], ...] = ()  # (operator, its own HBM share) by GEMM shape
 
 
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
@@ -402,9 +409,10 @@ def forecast_terms(
     # GEMM share at the pass's rows and s the measured HBM share
     e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
     shares = spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw)
-    t_kernels = sum(c * t for c, t in per_gpu_times(ledger, shares, gpus))
+    bw = {name: min(1.0, share) * spec.mem_bw for name, share in eng.role_hbm}  # by shape
+    t_kernels = sum(c * t for c, t in per_gpu_times(ledger, shares, gpus, None, bw))
     # attention in the 16-bit network beside sub-16-bit GEMMs: its own peak, its own term
-    kernels = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak)
+    kernels = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak, bw)
     slower = sum(c * t for c, t in kernels) - t_kernels
     attention = {} if eng.attention_share == 1.0 else {ATTENTION_TERM: slower}
     m, g = ledger.model, ledger.model.n_heads // ledger.model.n_kv_heads
@@ -573,6 +581,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     spec = spec_roofs(chip, precision)
     act = engine_dtypes(precision, engine).activations  # attention runs in it (FP8_ENGINE_BUILD)
     notes = [] if terms is None or not terms.note else [terms.note]
+    role_hbm: tuple[tuple[str, float], ...] = ()
     if terms is None:
         ach = achievable_roofs(chip, precision)
         gemm = ((1, ach.peak / spec.peak),)
@@ -599,10 +608,11 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         if degree != gpus:
             notes.append(f"GEMM and HBM shares measured at {degree}-way shards, used at {gpus}")
 
-        def weight_share(d: int) -> float:  # one row: bytes of the shard's weights / time
-            n = engines.GEMM_N // d
-            weights = 2 * (engines.GEMM_K + engines.GEMM_K * n + n)
-            return weights / (terms.gemm[d][0].value * home.mem_bw)
+        def weight_share(d: int, k: int = engines.GEMM_K, n: int = engines.GEMM_N, cut: int = 1,
+                         t: float | None = None) -> float:  # fmt: skip
+            """One row of a d-way shard: its input, weights and output bytes over the time."""
+            k, n = engines.role_shard(k, n, cut, d)
+            return 2 * (k + k * n + n) / ((t or terms.gemm[d][0].value) * home.mem_bw)
 
         n_g = engines.GEMM_N // degree
         gemm = tuple(
@@ -614,6 +624,14 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         if chip.key in engines.HBM_SHARE_CALIBRATION:  # the calibrated one-GPU share,
             # scaled by the measured loss of a g-way shard
             hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value * hbm / weight_share(1)
+        else:  # each other projection at its own shape's measured share
+            role_hbm = tuple(
+                (op, weight_share(degree, k, n, cut, t.value))
+                for (k, n, cut, ops), t in zip(
+                    engines.ROLE_SHAPES, terms.one_row[degree], strict=True
+                )
+                for op in ops
+            )
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
         curve = terms.allreduce  # the node's NCCL curve, unless the engine has its own kernel:
         if eng.allreduce and gpus > 1 and chip.key not in eng.allreduce_chips:
@@ -635,5 +653,5 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         notes.append(f"{KV_TERM}: " + (f"from the {l2.what}" if l2 else engines.NO_L2))
     kv = (l2.value if l2 and per_head else 0.0, eng.kv_reads == engines.KV_COPIES)
     return EngineRoofs(
-        gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention, *kv
+        gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention, *kv, role_hbm
     )

@@ -1,10 +1,11 @@
 """The engine terms of a forecast, each a published measurement with its source and conditions.
 
 A forecast adds to the roofline bound what an engine measurably pays: per chip generation
-the share of peak a cuBLAS GEMM reaches at M rows, of HBM bandwidth a weight-bound GEMM
-reaches, the smallest kernel's time and the all-reduce curve; per engine class a cost per
-step and per kernel launch. A figure's ``informs`` names the lecture 11 cases it came from
-(calibration; the rest validate). Times are seconds; an unpublished figure is absent.
+the share of peak a cuBLAS GEMM reaches at M rows, of HBM bandwidth each projection's
+weight-bound GEMM reaches, the smallest kernel's time and the all-reduce curve; per engine
+class a cost per step and per kernel launch. A figure's ``informs`` names the lecture 11
+cases it came from (calibration; the rest validate). Times are seconds; an unpublished
+figure is absent.
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ class ChipTerms:
     """What one chip generation's kernels measurably reach (None: nobody published it)."""
 
     gemm: Mapping[int, tuple[Term, ...]]  # TP degree g -> the GEMM's time at each GEMM_ROWS
+    one_row: Mapping[int, tuple[Term, ...]]  # g -> each ROLE_SHAPES GEMM's time at one row
     small_kernels: tuple[Term, ...]  # SMALL_KERNELS' times at one token
     allreduce: Mapping[int, tuple[tuple[float, float], ...]] | None
     allreduce_source: str
@@ -150,6 +152,28 @@ VIDUR_GEMM_MS = {
     ("h100", 4): (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
     ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
 }
+#: and the other projections' times at one row (its columns attn_pre_proj, attn_post_proj and
+#: mlp_down_proj), ms, by (generation, g): the GEMMs of ROLE_SHAPES, in its order,
+VIDUR_ONE_ROW_MS = {
+    ("a100", 1): (0.065, 0.025, 0.060), ("a100", 2): (0.033, 0.015, 0.032),
+    ("a100", 4): (0.021, 0.009, 0.019), ("a100", 8): (0.014, 0.006, 0.012),
+    ("h100", 1): (0.038, 0.016, 0.038), ("h100", 2): (0.020, 0.009, 0.020),
+    ("h100", 4): (0.014, 0.006, 0.0115), ("h100", 8): (0.007, 0.004, 0.006),
+}  # fmt: skip
+#: Llama-2-7B's fused QKV, output and down projections: [K, N] unsharded, the dimension a
+#: g-way shard splits (0: K, 1: N), and the ledger's operators each one's share stands for.
+ROLE_SHAPES = (
+    (4096, 3 * 4096, 1, ("Q projection", "K projection", "V projection")),
+    (4096, 4096, 0, ("output projection",)),
+    (11008, 4096, 0, ("down projection",)),
+)
+
+
+def role_shard(k: int, n: int, cut: int, g: int) -> tuple[int, int]:
+    """[K, N] of one GPU's g-way shard: the `cut` dimension (0: K, 1: N) divided by g."""
+    return (k // g, n) if cut == 0 else (k, n // g)
+
+
 #: and the SMALL_KERNELS at one token, by generation, in seconds: the A100's are the
 #: measurement table's (measurements.VIDUR_A100_SMALL_KERNELS), the H100's from its file.
 VIDUR_SMALL_S = {
@@ -171,11 +195,19 @@ def _vidur(
         for (chip, g), row in VIDUR_GEMM_MS.items()
         if chip == gpu
     }
+    one_row = {
+        g: tuple(Term(f"{'/'.join(o.split()[0] for o in ops)} projection GEMM [1, {kg:,}] x "
+                      f"[{kg:,}, {ng:,}], {name}", ms * MS, src)
+                 for (k, n, cut, ops), ms in zip(ROLE_SHAPES, row, strict=True)
+                 for kg, ng in [role_shard(k, n, cut, g)])
+        for (chip, g), row in VIDUR_ONE_ROW_MS.items()
+        if chip == gpu
+    }  # fmt: skip
     small = tuple(
         Term(f"{what}, 1 token, {name}", s, src)
         for what, s in zip(SMALL_KERNELS, VIDUR_SMALL_S[gpu], strict=True)
     )
-    return ChipTerms(gemm, small, allreduce, allreduce_source, measured_on, note, l2)
+    return ChipTerms(gemm, one_row, small, allreduce, allreduce_source, measured_on, note, l2)
 
 
 #: All-reduce time against message bytes on one DGX H100, per GPU count (VIDUR_ALLREDUCE_H100):
@@ -352,7 +384,9 @@ NO_OWN_ALLREDUCE = (
 
 def all_terms() -> list[Term]:
     """Every figure above, once each, for the calibration test and the sources list."""
-    chips = [t for c in CHIP_TERMS.values() for g in (*c.gemm.values(), c.small_kernels) for t in g]
+    chips = [t for c in CHIP_TERMS.values()
+             for ts in (*c.gemm.values(), *c.one_row.values(), c.small_kernels)
+             for t in ts]  # fmt: skip
     chips += [c.l2 for c in CHIP_TERMS.values() if c.l2]
     engine = [t for e in ENGINES.values() for t in (e.step, e.launch) if t is not None]
     engine += [t for e in ENGINES.values() for ts in (e.allreduce or {}).values() for t in ts]

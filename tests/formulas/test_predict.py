@@ -196,6 +196,35 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
 BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
 
 
+def test_each_projection_reads_its_weights_at_its_own_measured_share_by_hand() -> None:
+    # vidur's H100 at one row: the output projection [4096, 4096] in 0.016 ms, of 3.35 TB/s;
+    # Q, K and V all take the fused QKV [4096, 12288]'s 0.038 ms; gate and up keep gate+up's
+    own = dict(predict.engine_roofs(get_chip("h100"), "vllm", "bf16").role_hbm)
+    assert own["output projection"] == pytest.approx(2 * (4096 + 4096**2 + 4096) / 16e-6 / 3.35e12)
+    qkv = 2 * (4096 + 4096 * 12288 + 12288) / 38e-6 / 3.35e12
+    assert own["Q projection"] == own["K projection"] == own["V projection"] == pytest.approx(qkv)
+    assert sorted(own) == ["K projection", "Q projection", "V projection", "down projection",
+                           "output projection"]  # fmt: skip
+    # on 4 A100 80GB: the down projection's shard [11008 / 4, 4096] in 0.019 ms, of 2.039 TB/s
+    four = dict(predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16", 4).role_hbm)
+    assert four["down projection"] == pytest.approx(
+        2 * (2752 + 2752 * 4096 + 4096) / 19e-6 / 2.039e12
+    )
+    # the A100 40GB's share is kipply's, read over all its decode matmuls: one for every shape
+    assert predict.engine_roofs(get_chip("a100"), "trtllm", "bf16").role_hbm == ()
+    # and the forecast reads the output projection's bytes at its own share: 80 layers of
+    # Llama-3-70B's [8192, 8192] at one row, memory-bound, against the same at gate+up's share
+    led = tf.decode_ledger(LLAMA_3_70B, 1, 100)
+    c = get_chip("h100")
+    eng, spec = predict.engine_roofs(c, "trtllm", "bf16"), predict.spec_roofs(c, "bf16")
+    terms = [predict.forecast_terms(led, spec, eng._replace(role_hbm=r), 1)
+             for r in ((), (("output projection", own["output projection"]),))]  # fmt: skip
+    gap = terms[1]["measured GEMM and HBM shares"] - terms[0]["measured GEMM and HBM shares"]
+    o_bytes = 80 * 2 * (8192 + 8192 * 8192 + 8192)
+    per_byte = 1 / (own["output projection"] * 3.35e12) - 1 / (eng.hbm_share * 3.35e12)
+    assert gap == pytest.approx(o_bytes * per_byte) and gap > 0
+
+
 def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     h100 = predict.engine_roofs(get_chip("h100"), "vllm", "bf16")
     # vidur's H100 gate+up GEMM: 2 x 4096 x 4096 x 22016 FLOP in 0.987 ms at 4,096 rows,
