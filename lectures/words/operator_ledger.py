@@ -194,8 +194,9 @@ def attention(led: Ledger) -> Group:
         time += "fewer bytes, not from computing less."
         fewer, faster = n.nbytes / i.nbytes, n.time / i.time
         if i.bound == "compute" and f"{faster:.1f}" != f"{fewer:.1f}":
-            time += f" The bytes fall to 1/{fewer:.0f} but the time only to 1/{faster:.1f}: the "
-            time += "ideal kernel is compute-bound, so the compute roof caps the gain."
+            d = next(d for d in (1, 2, 3, 4, 5) if f"{faster:.{d}f}" != f"{1:.{d}f}" or d == 5)
+            time += f" The bytes fall to 1/{fewer:.0f} but the time only to 1/{faster:.{d}f}: "
+            time += "the ideal kernel is compute-bound, so the compute roof caps the gain."
     else:
         time += ": moving fewer bytes saves no time that shows at these digits."
     caveat = "Caveat: the ideal minimum is a bound computed from a formula, not a measured "
