@@ -75,12 +75,8 @@ def achievable_roofs(chip: Chip, precision: str) -> Roofs:
 
 
 def per_gpu_times(
-    ledger: PassLedger,
-    roofs: Roofs,
-    gpus: int = 1,
-    attention_peak: float | None = None,
-    mem_bw: Mapping[str, float] | None = None,
-) -> list[tuple[int, float]]:
+    ledger: PassLedger, roofs: Roofs, gpus: int = 1, attention_peak: float | None = None,
+    mem_bw: Mapping[str, float] | None = None) -> list[tuple[int, float]]:  # fmt: skip
     """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says;
     `attention_peak`: the FLOP/s of the attention operators where it differs from roofs.peak;
     `mem_bw`: the B/s of the operators it names where it differs from roofs.mem_bw."""
@@ -608,30 +604,24 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         if degree != gpus:
             notes.append(f"GEMM and HBM shares measured at {degree}-way shards, used at {gpus}")
 
-        def weight_share(d: int, k: int = engines.GEMM_K, n: int = engines.GEMM_N, cut: int = 1,
-                         t: float | None = None) -> float:  # fmt: skip
-            """One row of a d-way shard: its input, weights and output bytes over the time."""
-            k, n = engines.role_shard(k, n, cut, d)
-            return 2 * (k + k * n + n) / ((t or terms.gemm[d][0].value) * home.mem_bw)
+        def weight_share(k: int, n: int, t: float) -> float:  # one row of a [K, N] shard
+            return 2 * (k + k * n + n) / (t * home.mem_bw)  # its input, weights, output / time
 
-        n_g = engines.GEMM_N // degree
+        k, n_g = engines.GEMM_K, engines.GEMM_N // degree
         gemm = tuple(
-            (m, scale * 2 * m * engines.GEMM_K * n_g / (t.value * peak_bf16))
+            (m, scale * 2 * m * k * n_g / (t.value * peak_bf16))
             for m, t in zip(engines.GEMM_ROWS, terms.gemm[degree], strict=True)
             if m > 1
         )
-        hbm = weight_share(degree)
+        hbm = weight_share(k, n_g, terms.gemm[degree][0].value)
         if chip.key in engines.HBM_SHARE_CALIBRATION:  # the calibrated one-GPU share,
             # scaled by the measured loss of a g-way shard
-            hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value * hbm / weight_share(1)
-        else:  # each other projection at its own shape's measured share
-            role_hbm = tuple(
-                (op, weight_share(degree, k, n, cut, t.value))
-                for (k, n, cut, ops), t in zip(
-                    engines.ROLE_SHAPES, terms.one_row[degree], strict=True
-                )
-                for op in ops
-            )
+            one = weight_share(k, engines.GEMM_N, terms.gemm[1][0].value)
+            hbm *= engines.HBM_SHARE_CALIBRATION[chip.key].value / one
+        else:  # each other projection at its own shape's measured share, K / g or N / g wide
+            roles = zip(engines.ROLE_SHAPES, terms.one_row[degree], strict=True)
+            role_hbm = tuple((op, weight_share(k // degree ** (1 - cut), n // degree**cut, t.value))
+                             for (k, n, cut, ops), t in roles for op in ops)  # fmt: skip
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
         curve = terms.allreduce  # the node's NCCL curve, unless the engine has its own kernel:
         if eng.allreduce and gpus > 1 and chip.key not in eng.allreduce_chips:

@@ -64,13 +64,9 @@ FP8_ENGINE_BUILD = (
     "(FP8 GEMMs and KV cache in a float16 network); and vLLM's FP8 W8A8 (docs "
     "quantization/fp8, v0.5.4: FP8 weights, activations given a dynamic per-tensor scale at "
     "each linear layer), whose cutlass_scaled_mm (vllm/_custom_ops.py) asserts 'out_dtype is "
-    f"torch.bfloat16 or out_dtype is torch.float16'; {CHECKED}"
-)
-VLLM_KV_AUTO = (
-    "vllm-project/vllm vllm/config.py, CacheConfig.cache_dtype, default 'auto': 'Data type for "
-    'kv cache storage. If "auto", will use model data type\' (the 16-bit dtype of an FP8 '
-    "checkpoint's network; an FP8 cache needs --kv-cache-dtype fp8); Hugging Face transformers' "
-    f"cache stores the keys and values its 16-bit attention computes; {CHECKED}"
+    "torch.bfloat16 or out_dtype is torch.float16', and whose KV cache (vllm/config.py, "
+    "CacheConfig.cache_dtype 'auto': 'will use model data type') stays 16-bit, as Hugging Face "
+    f"transformers' does, unless --kv-cache-dtype fp8; {CHECKED}"
 )
 KV_CHECKED = "checked 2026-12-06"
 GPU_BENCHES_L2 = (
@@ -141,25 +137,18 @@ class ChipTerms:
     l2: Term | None = None  # L2 bandwidth, B/s (GPU_BENCHES_L2)
 
 
-#: vidur's profile (VIDUR_MLP), ms: the GEMM on one of g GPUs at GEMM_ROWS, by (generation, g),
+#: vidur's profile (VIDUR_MLP), ms, by (generation, g): the GEMM on one of g GPUs at GEMM_ROWS,
+#: then at one row the ROLE_SHAPES (its columns attn_pre_proj, attn_post_proj, mlp_down_proj),
 VIDUR_GEMM_MS = {
-    ("a100", 1): (0.116, 0.116, 0.157, 0.229, 0.402, 0.877, 1.694, 3.3655),
-    ("a100", 2): (0.056, 0.060, 0.105, 0.112, 0.2235, 0.391, 0.803, 1.6015),
-    ("a100", 4): (0.031, 0.033, 0.041, 0.074, 0.126, 0.204, 0.3795, 0.7785),
-    ("a100", 8): (0.020, 0.023, 0.027, 0.038, 0.057, 0.111, 0.201, 0.410),
-    ("h100", 1): (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987),
-    ("h100", 2): (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499),
-    ("h100", 4): (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
-    ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
+    ("a100", 1): (0.116, 0.116, 0.157, 0.229, 0.402, 0.877, 1.694, 3.3655, 0.065, 0.025, 0.060),
+    ("a100", 2): (0.056, 0.060, 0.105, 0.112, 0.2235, 0.391, 0.803, 1.6015, 0.033, 0.015, 0.032),
+    ("a100", 4): (0.031, 0.033, 0.041, 0.074, 0.126, 0.204, 0.3795, 0.7785, 0.021, 0.009, 0.019),
+    ("a100", 8): (0.020, 0.023, 0.027, 0.038, 0.057, 0.111, 0.201, 0.410, 0.014, 0.006, 0.012),
+    ("h100", 1): (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987, 0.038, 0.016, 0.038),
+    ("h100", 2): (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499, 0.020, 0.009, 0.020),
+    ("h100", 4): (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260, 0.014, 0.006, 0.0115),
+    ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132, 0.007, 0.004, 0.006),
 }
-#: and the other projections' times at one row (its columns attn_pre_proj, attn_post_proj and
-#: mlp_down_proj), ms, by (generation, g): the GEMMs of ROLE_SHAPES, in its order,
-VIDUR_ONE_ROW_MS = {
-    ("a100", 1): (0.065, 0.025, 0.060), ("a100", 2): (0.033, 0.015, 0.032),
-    ("a100", 4): (0.021, 0.009, 0.019), ("a100", 8): (0.014, 0.006, 0.012),
-    ("h100", 1): (0.038, 0.016, 0.038), ("h100", 2): (0.020, 0.009, 0.020),
-    ("h100", 4): (0.014, 0.006, 0.0115), ("h100", 8): (0.007, 0.004, 0.006),
-}  # fmt: skip
 #: Llama-2-7B's fused QKV, output and down projections: [K, N] unsharded, the dimension a
 #: g-way shard splits (0: K, 1: N), and the ledger's operators each one's share stands for.
 ROLE_SHAPES = (
@@ -167,13 +156,6 @@ ROLE_SHAPES = (
     (4096, 4096, 0, ("output projection",)),
     (11008, 4096, 0, ("down projection",)),
 )
-
-
-def role_shard(k: int, n: int, cut: int, g: int) -> tuple[int, int]:
-    """[K, N] of one GPU's g-way shard: the `cut` dimension (0: K, 1: N) divided by g."""
-    return (k // g, n) if cut == 0 else (k, n // g)
-
-
 #: and the SMALL_KERNELS at one token, by generation, in seconds: the A100's are the
 #: measurement table's (measurements.VIDUR_A100_SMALL_KERNELS), the H100's from its file.
 VIDUR_SMALL_S = {
@@ -187,21 +169,20 @@ def _vidur(
 ) -> ChipTerms:
     """A generation's terms from vidur's profile of it, each a Term with its source."""
     src, k, name = VIDUR_MLP.format(gpu=gpu), GEMM_K, gpu.upper()
+    rows = {g: row for (chip, g), row in VIDUR_GEMM_MS.items() if chip == gpu}
+    n_rows = len(GEMM_ROWS)
     gemm = {
         g: tuple(
             Term(f"gate+up GEMM [{m:,}, {k}] x [{k}, {GEMM_N // g:,}], {name}", ms * MS, src)
-            for m, ms in zip(GEMM_ROWS, row, strict=True)
+            for m, ms in zip(GEMM_ROWS, row[:n_rows], strict=True)
         )
-        for (chip, g), row in VIDUR_GEMM_MS.items()
-        if chip == gpu
+        for g, row in rows.items()
     }
-    one_row = {
-        g: tuple(Term(f"{'/'.join(o.split()[0] for o in ops)} projection GEMM [1, {kg:,}] x "
-                      f"[{kg:,}, {ng:,}], {name}", ms * MS, src)
-                 for (k, n, cut, ops), ms in zip(ROLE_SHAPES, row, strict=True)
-                 for kg, ng in [role_shard(k, n, cut, g)])
-        for (chip, g), row in VIDUR_ONE_ROW_MS.items()
-        if chip == gpu
+    one_row = {  # each ROLE_SHAPES GEMM's shard [K / g, N] or [K, N / g] at one row
+        g: tuple(Term(f"{'/'.join(o.split()[0] for o in ops)} projection GEMM [1, "
+                      f"{k // g ** (1 - cut):,}] x [.., {n // g**cut:,}], {name}", ms * MS, src)
+                 for (k, n, cut, ops), ms in zip(ROLE_SHAPES, row[n_rows:], strict=True))
+        for g, row in rows.items()
     }  # fmt: skip
     small = tuple(
         Term(f"{what}, 1 token, {name}", s, src)
@@ -275,12 +256,10 @@ VLLM_ALLREDUCE = {
 }  # fmt: skip
 VLLM_CUSTOM_AR = (
     "vllm-project/vllm vllm/distributed/device_communicators/custom_all_reduce.py (commit "
-    "0ad8064), CustomAllreduce: _SUPPORTED_WORLD_SIZES = [2, 4, 6, 8], disabled only 'on more "
-    "than two PCIe-only GPUs' (else the GPUs are fully connected by NVLink, of any generation) "
-    "and for messages of max_size = 8192 * 1024 bytes or more; added by its PR #2192 (2023-12-19), "
-    "measured there on A100-80G; " + KV_CHECKED
+    "0ad8064), CustomAllreduce: world sizes 2, 4, 6 and 8, disabled only 'on more than two "
+    "PCIe-only GPUs' (else fully connected by NVLink, any generation) and from max_size = 8192 "
+    "* 1024 bytes; added by its PR #2192 (2023-12-19), measured there on A100-80G; " + KV_CHECKED
 )
-#: The note where vLLM's curve stands in on a chip it was not measured on.
 VLLM_ALLREDUCE_CARRIED = (
     "vLLM's custom all-reduce (any GPUs fully connected by NVLink) was measured on H100s only; "
     "on the {chip} its H100 times stand in, never below the ring bytes over its own link"
@@ -320,12 +299,9 @@ LLAMA_2_7B_STEP_KERNELS = 483
 # plain eager PyTorch modules (gpt-fast's blog against its README: 1 / 25.5 - 1 / 104.9 s a step)
 LAUNCH = Term("CPU launch cost per kernel without CUDA graphs",
               0.15 / 100 / LLAMA_2_7B_STEP_KERNELS, VLLM_PR_1440)  # fmt: skip
-EAGER_LAUNCH = Term(
-    "CPU launch cost per kernel of eager PyTorch modules",
-    (1 / 25.5 - 1 / 104.9) / LLAMA_2_7B_STEP_KERNELS,
-    pub.GPT_FAST,
-    ("Llama-2-7B, 1 x a100-80gb, 5 + 200",),
-)
+EAGER_LAUNCH = Term("CPU launch cost per kernel of eager PyTorch modules",
+                    (1 / 25.5 - 1 / 104.9) / LLAMA_2_7B_STEP_KERNELS, pub.GPT_FAST,
+                    ("Llama-2-7B, 1 x a100-80gb, 5 + 200",))  # fmt: skip
 ENGINES: dict[str, Engine] = {
     "vllm": Engine(
         "vllm",

@@ -70,13 +70,11 @@ TRT_LLM_V05_H100 = (
 )
 GPT_FAST = (
     "PyTorch blog 'Accelerating Generative AI with PyTorch II: GPT, Fast' (pytorch.org/blog/"
-    "accelerating-generative-ai-2/), section 'Starting Point (25.5 tok/s)': gpt-fast's Llama-7B "
-    "run as plain eager PyTorch, 'heavily CPU overhead bound', batch 1, on 'an A100-80GB, power "
-    "limited to 330W'; with pytorch-labs/gpt-fast README.md (commit 0f925b5), section "
-    "'Benchmarks', Llama-2-7B 'Base' 104.9 tok/s: the same code compiled with CUDA graphs "
-    "(torch.compile mode 'reduce-overhead') on the same A100s, batch 1, 'just 5 tokens' of "
-    "prompt; its generate.py (commit 0055c42) counts tokens/s over the 200 tokens it generates "
-    "by default, prefill included; checked 2026-12-06"
+    "accelerating-generative-ai-2/), 'Starting Point (25.5 tok/s)': gpt-fast's Llama-7B as plain "
+    "eager PyTorch, 'heavily CPU overhead bound', batch 1, 'A100-80GB, power limited to 330W'; "
+    "pytorch-labs/gpt-fast README.md (commit 0f925b5), 'Benchmarks': Llama-2-7B 'Base' 104.9 "
+    "tok/s, the same code compiled with CUDA graphs on those A100s, 'just 5 tokens' of prompt; "
+    "generate.py (commit 0055c42): tokens/s over the 200 it generates; checked 2026-12-06"
 )
 TRT_LLM_V061_H100 = (
     f"{TRT_PAGE}, data of TensorRT-LLM v0.6.1, 'Peak Throughput', table 'H100 GPUs (FP8)', "
