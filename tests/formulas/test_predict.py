@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from common import hw_specs
 from common.formulas import predict
 from common.formulas import transformer as tf
 from common.formulas.predict import Request
@@ -196,7 +197,7 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
 BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
 
 
-def test_each_projection_reads_its_weights_at_its_own_measured_share_by_hand() -> None:
+def test_each_projection_reads_its_weights_at_its_own_measured_share_by_hand(monkeypatch) -> None:
     # vidur's H100 at one row: the output projection [4096, 4096] in 0.016 ms, of 3.35 TB/s;
     # Q, K and V all take the fused QKV [4096, 12288]'s 0.038 ms; gate and up keep gate+up's
     own = dict(predict.engine_roofs(get_chip("h100"), "vllm", "bf16").role_hbm)
@@ -205,6 +206,12 @@ def test_each_projection_reads_its_weights_at_its_own_measured_share_by_hand() -
     assert own["Q projection"] == own["K projection"] == own["V projection"] == pytest.approx(qkv)
     assert sorted(own) == ["K projection", "Q projection", "V projection", "down projection",
                            "output projection"]  # fmt: skip
+    # on 2 H100s the QKV shard is [4096, 12288 / 2] (0.020 ms), the output's [4096 / 2, 4096]
+    two = dict(predict.engine_roofs(get_chip("h100"), "vllm", "bf16", 2).role_hbm)
+    assert two["Q projection"] == pytest.approx(2 * (4096 + 4096 * 6144 + 6144) / 20e-6 / 3.35e12)
+    assert two["output projection"] == pytest.approx(
+        2 * (2048 + 2048 * 4096 + 4096) / 9e-6 / 3.35e12
+    )
     # on 4 A100 80GB: the down projection's shard [11008 / 4, 4096] in 0.019 ms, of 2.039 TB/s
     four = dict(predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16", 4).role_hbm)
     assert four["down projection"] == pytest.approx(
@@ -223,6 +230,14 @@ def test_each_projection_reads_its_weights_at_its_own_measured_share_by_hand() -
     o_bytes = 80 * 2 * (8192 + 8192 * 8192 + 8192)
     per_byte = 1 / (own["output projection"] * 3.35e12) - 1 / (eng.hbm_share * 3.35e12)
     assert gap == pytest.approx(o_bytes * per_byte) and gap > 0
+    # a datasheet edited below what vidur measured (1 TB/s): every share stops at 1, so each
+    # projection reads at the datasheet's bandwidth, as every other kernel does
+    slow = dataclasses.replace(c, mem_bw_figure=dataclasses.replace(c.mem_bw_figure, value=1e12))
+    monkeypatch.setitem(hw_specs.CHIPS, "h100", slow)
+    eng, spec = predict.engine_roofs(slow, "trtllm", "bf16"), predict.spec_roofs(slow, "bf16")
+    assert eng.hbm_share == 1.0 and min(dict(eng.role_hbm).values()) > 1
+    flat = predict.forecast_terms(led, spec, eng._replace(role_hbm=()), 1)
+    assert predict.forecast_terms(led, spec, eng, 1) == pytest.approx(flat)
 
 
 def test_engine_terms_from_their_cited_figures_by_hand() -> None:
