@@ -154,6 +154,9 @@ def test_ledger_by_hand() -> None:
     close = Op("attention naive", 1e11, 1.03e9, 1e11 / 1.03e9, "memory", 1.03e-3, (1.0, 1.03))
     said = prose(page.attention(Ledger(R, 2, (close, IDEAL))))
     assert "The bytes fall to 1/10 but the time only to 1/1.03: the ideal kernel" in said
+    near = Op("attention naive", 1e11, 1.004e9, 1e11 / 1.004e9, "memory", 1.004e-3)  # 3 digits
+    said = prose(page.attention(Ledger(R, 2, (near, IDEAL))))
+    assert "but the time only to 1/1.004: the ideal kernel" in said
     slower = Op("attention ideal", 1e11, 1e8, 1000.0, "compute", 2e-3)  # made slower by hand
     said = prose(page.attention(Ledger(R, 2, (NAIVE, slower))))
     assert "The time bound rises from 1.500 ms to 2.000 ms" in said
