@@ -345,7 +345,7 @@ ENGINES: dict[str, Engine] = {
     "eager": Engine(
         "eager",
         "PyTorch eager (Hugging Face transformers, gpt-fast without compile): every kernel "
-        "launched from Python modules",
+        "launched from Python modules, at the pace of gpt-fast's A100 host's CPU",
         launch=EAGER_LAUNCH,
         kv_reads=KV_COPIES,
     ),
