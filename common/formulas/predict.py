@@ -605,7 +605,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             notes.append(f"GEMM and HBM shares measured at {degree}-way shards, used at {gpus}")
 
         def weight_share(k: int, n: int, t: float) -> float:  # one row of a [K, N] shard
-            return 2 * (k + k * n + n) / (t * home.mem_bw)  # its input, weights, output / time
+            return roofline.gemm_counts(1, k, n)[1] / (t * home.mem_bw)  # its bytes / time
 
         k, n_g = engines.GEMM_K, engines.GEMM_N // degree
         gemm = tuple(

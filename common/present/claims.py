@@ -61,6 +61,11 @@ def grew(factor: float, digits: int = 2) -> str:
     return f"grew {word}" if word[0] == "x" else f"shrank to {word}"
 
 
+def off_one(r: float, digits: int = 2) -> int:
+    """The digits, from `digits` up to 5, at which the factor r no longer prints as 1."""
+    return next(d for d in range(digits, 6) if f"{r:.{d}f}" != f"{1:.{d}f}" or d == 5)
+
+
 def speed(t_before: float, t_after: float, digits: int = 2, shown: Fmt | None = None) -> str:
     """How a time bound moved, as a speed: 'x1.43 faster', 'x1.43 slower' or 'no faster'."""
     # `shown`: the format of the two times printed beside it. The factor agrees with them:
@@ -69,8 +74,7 @@ def speed(t_before: float, t_after: float, digits: int = 2, shown: Fmt | None = 
     r = t_before / t_after
     if shown is not None and direction(t_before, t_after, shown) == 0:
         return "no faster"
-    while shown is not None and digits < 5 and f"{r:.{digits}f}" == f"{1:.{digits}f}":
-        digits += 1
+    digits = digits if shown is None else off_one(r, digits)
     d = direction(1.0, r, lambda x: f"{x:.{digits}f}")
     if d == 0:
         return "no faster"

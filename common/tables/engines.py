@@ -294,22 +294,21 @@ SINGLE_STEP = Term("vLLM CPU cost per step before multi-step scheduling (GPU bub
                    VLLM_RFC_6854)  # fmt: skip
 #: Kernels of a Llama-2-7B decode step in the ledger: 32 layers of 15, and 3 once.
 LLAMA_2_7B_STEP_KERNELS = 483
-# CPU launch per kernel without CUDA graphs, each the time a step loses without them over its
-# kernels: vLLM's model code (PR #1440: 0.15 s over 100 steps), its layers fused kernels; and
-# plain eager PyTorch modules (gpt-fast's blog against its README: 1 / 25.5 - 1 / 104.9 s a step)
+# CPU launch per kernel, the time a step loses without CUDA graphs over its kernels: vLLM's fused
+# code (PR #1440, 0.15 s over 100 steps), plain PyTorch modules (gpt-fast, 1/25.5 - 1/104.9 s)
 LAUNCH = Term("CPU launch cost per kernel without CUDA graphs",
               0.15 / 100 / LLAMA_2_7B_STEP_KERNELS, VLLM_PR_1440)  # fmt: skip
 EAGER_LAUNCH = Term("CPU launch cost per kernel of eager PyTorch modules",
                     (1 / 25.5 - 1 / 104.9) / LLAMA_2_7B_STEP_KERNELS, pub.GPT_FAST,
                     ("Llama-2-7B, 1 x a100-80gb, 5 + 200",))  # fmt: skip
+VLLM_OWN_ALLREDUCE = dict(allreduce=VLLM_ALLREDUCE, allreduce_sizes=VLLM_ALLREDUCE_BYTES,
+                          allreduce_chips=VLLM_ALLREDUCE_CHIPS)  # fmt: skip
 ENGINES: dict[str, Engine] = {
     "vllm": Engine(
         "vllm",
         "continuous-batching server (vLLM): CUDA graphs in decode, CPU scheduling each step",
         Term("vLLM CPU cost per step (GPU bubble, amortised over 8)", 4 * MS / 8, VLLM_RFC_6854),
-        allreduce=VLLM_ALLREDUCE,
-        allreduce_sizes=VLLM_ALLREDUCE_BYTES,
-        allreduce_chips=VLLM_ALLREDUCE_CHIPS,
+        **VLLM_OWN_ALLREDUCE,
     ),
     "trtllm": Engine(
         "trtllm",
@@ -330,9 +329,7 @@ ENGINES: dict[str, Engine] = {
         "decode attention per query head (to v0.4.2)",
         SINGLE_STEP,
         kv_reads=KV_PER_HEAD,
-        allreduce=VLLM_ALLREDUCE,
-        allreduce_sizes=VLLM_ALLREDUCE_BYTES,
-        allreduce_chips=VLLM_ALLREDUCE_CHIPS,
+        **VLLM_OWN_ALLREDUCE,
     ),
     "vllm-eager": Engine(
         "vllm-eager",

@@ -194,7 +194,7 @@ def attention(led: Ledger) -> Group:
         time += "fewer bytes, not from computing less."
         fewer, faster = n.nbytes / i.nbytes, n.time / i.time
         if i.bound == "compute" and f"{faster:.1f}" != f"{fewer:.1f}":
-            d = next(d for d in (1, 2, 3, 4, 5) if f"{faster:.{d}f}" != f"{1:.{d}f}" or d == 5)
+            d = claims.off_one(faster, 1)  # the digits that show the time fell
             time += f" The bytes fall to 1/{fewer:.0f} but the time only to 1/{faster:.{d}f}: "
             time += "the ideal kernel is compute-bound, so the compute roof caps the gain."
     else:

@@ -92,6 +92,11 @@ def test_each_word_follows_its_numbers() -> None:
         # 0.100 / 0.098 = 1.0204: one digit would print x1.0
         (claims.speed(0.100, 0.098, 1, shown="{:.3f}".format), "x1.02 faster"),
         (claims.speed(2.92, 4.18, 1, shown=ms), "x1.4 slower"),  # 1.43: one digit shows it
+        # off_one: 1.03 prints 1.0 at one digit, 1.03 at two; 1.004 needs three; 5 at most
+        (claims.off_one(1.03, 1), 2),
+        (claims.off_one(1.004, 1), 3),
+        (claims.off_one(1.5, 1), 1),
+        (claims.off_one(1.0000001, 2), 5),
         (claims.regime(1.5, 200.6), "deep in the memory-bound regime"),  # 0.7% of the ridge
         (claims.regime(1.5, 0.5), "in the compute-bound regime"),  # 300%: not deep
         (claims.regime(100.0, 200.0), "in the memory-bound regime"),
