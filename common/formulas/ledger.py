@@ -66,18 +66,9 @@ class MemoryLedger(NamedTuple):
         return self.total <= budget_bytes
 
 
-def memory_ledger(
-    n_params: float,
-    weight_bytes: float,
-    n_layers: int,
-    d_kv: int,
-    batch: int,
-    seq: int,
-    act_bytes_per_token: float,
-    overhead_rate: float,
-    kv_bytes: float = 2,
-    active_tokens: int | None = None,
-) -> MemoryLedger:
+def memory_ledger(n_params: float, weight_bytes: float, n_layers: int, d_kv: int, batch: int,
+                  seq: int, act_bytes_per_token: float, overhead_rate: float, kv_bytes: float = 2,
+                  active_tokens: int | None = None) -> MemoryLedger:  # fmt: skip
     """Weights N b_w + KV 2 B S L d_kv b + activations T a + overhead rho x (sum of the three),
     in bytes; T, the tokens alive at once, is B S in prefill and B in decode."""
     w = n_params * weight_bytes

@@ -169,15 +169,8 @@ class Decomposition(NamedTuple):
         return self.measured - self.explained
 
 
-def decompose(
-    ledger: PassLedger,
-    spec: Roofs,
-    achievable: Roofs,
-    measured: float,
-    gpus: int,
-    curve: Curves | None,
-    floor: float,
-) -> Decomposition:
+def decompose(ledger: PassLedger, spec: Roofs, achievable: Roofs, measured: float, gpus: int,
+              curve: Curves | None, floor: float) -> Decomposition:  # fmt: skip
     """Measured = bound at spec + compute, memory and link efficiency (each the bound's gain
     as that roof alone moves from spec to achievable, in that order, so they add up exactly)
     + all-reduce latency beyond the ring's bytes + fixed cost per kernel + the unexplained."""
@@ -225,15 +218,9 @@ def modelled_time(
     return roofline_time(ledger, roofs, gpus) + comm + fixed_cost(ledger, roofs, floor, gpus)
 
 
-def efficiency_to_match(
-    ledger: PassLedger,
-    roofs: Roofs,
-    measured: float,
-    which: str,
-    gpus: int = 1,
-    curve: Curves | None = None,
-    floor: float = 0.0,
-) -> float | None:
+def efficiency_to_match(ledger: PassLedger, roofs: Roofs, measured: float, which: str,
+                        gpus: int = 1, curve: Curves | None = None,
+                        floor: float = 0.0) -> float | None:  # fmt: skip
     """Fraction e of roofs.peak (which='peak') or roofs.mem_bw ('mem_bw') at which the
     modelled time equals the measurement; None when no e in (0, 1] reaches it."""
 
@@ -632,7 +619,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
                 notes.append(carried.format(chip=chip.name))
             node, curve = curve or {}, {}
             for g, own_terms in eng.allreduce.items():
-                own = tuple(zip(eng.allreduce_sizes, (t.value for t in own_terms), strict=True))
+                own = tuple(zip(engines.ALLREDUCE_BYTES, (t.value for t in own_terms), strict=True))
                 curve[g] = own + tuple(p for p in node.get(g, ()) if p[0] > own[-1][0])
     notes += [
         n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None

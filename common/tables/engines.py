@@ -51,11 +51,22 @@ VLLM_PR_1440 = (
 
 SGLANG_PR_2904 = (
     "sgl-project/sglang pull request #2904, 'optimize custom allreduce kernel' (2025-01-15), "
-    "table 'unit test performance in H100 (without cuda graph)', rows 'vllm': vLLM's custom "
-    "all-reduce (vllm._custom_ops.all_reduce, one-shot over NVLink peer memory) on 2, 4 and 8 "
+    "table 'unit test performance in H100 (without cuda graph)', rows {rows} on 2, 4 and 8 "
     "H100s; float32 tensors of 512 to 1,048,576 elements (2 KiB to 4 MiB); each figure the host "
     "time of 5,000 back-to-back calls over 5,000 (the PR's sgl-kernel/tests/test_trt_reduce.py), "
     f"an upper bound on what a CUDA-graph replay pays; {CHECKED}"
+)
+SGLANG_VLLM_AR = SGLANG_PR_2904.format(
+    rows="'vllm' (vLLM's custom all-reduce: vllm._custom_ops.all_reduce, one-shot over NVLink "
+    "peer memory)"
+)
+SGLANG_TRT_AR = SGLANG_PR_2904.format(
+    rows="'custom allreduce' (TensorRT-LLM's one-shot and two-shot kernels as sgl-kernel carries "
+    "them: sgl-kernel/src/sgl-kernel/csrc/trt_reduce_internal.cu, commit 4fd490c, 'reference: "
+    "TensorRT-LLM release/0.14 customAllReduceKernels.cu', the PR trimming their index "
+    "arithmetic; each copies its input to the shared buffer first, as the plugin TensorRT-LLM "
+    "builds into its engines by default does: tensorrt_llm/plugin/plugin.py, commit 035b99e, "
+    "PluginConfig.use_custom_all_reduce = True, for NVLink nodes)"
 )
 
 FP8_ENGINE_BUILD = (
@@ -230,30 +241,31 @@ KIPPLY_CASES = (
     "prefill, 1 GPU", "decode, 1 GPU", "prefill, 2 GPUs", "decode, 2 GPUs",
     "13B, 1 x a100, 512 + 10", "13B, 2 x a100, 512 + 10",
 )  # fmt: skip
-HBM_SHARE_CALIBRATION = {
-    "a100": Term(
-        "A100 40GB HBM share of FasterTransformer's decode matmuls (kipply)",
-        0.90,
-        "hw_specs.A100.achievable_mem_bw_figure (kipply's profile)",
-        KIPPLY_CASES,
-    ),
-}
+HBM_SHARE_CALIBRATION = {"a100": Term(
+    "A100 40GB HBM share of FasterTransformer's decode matmuls (kipply)", 0.90,
+    "hw_specs.A100.achievable_mem_bw_figure (kipply's profile)", KIPPLY_CASES)}  # fmt: skip
 KIPPLY_TWO_GPU_SHARE = Term(
     "HBM share on two GPUs (kipply)", pub.KIPPLY_HBM_SHARE[2], "measurements.KIPPLY_HBM_SHARE",
     KIPPLY_CASES,
 )  # fmt: skip
 
 
-#: vLLM's custom all-reduce on H100s (SGLANG_PR_2904), microseconds by GPU count at these
-#: message sizes (bytes: 4 x the float32 elements of the PR's table).
-VLLM_ALLREDUCE_BYTES = tuple(4 * n for n in (512, 4096, 32768, 262144, 524288, 1048576))
-VLLM_ALLREDUCE_US = {2: (9.5, 8.8, 8.7, 12.9, 17.7, 26.6), 4: (9.1, 8.5, 9.2, 20.6, 26.9, 40.2),
-                     8: (10.1, 9.3, 11.8, 24.1, 30.4, 45.0)}  # fmt: skip
-VLLM_ALLREDUCE = {
-    g: tuple(Term(f"vLLM custom all-reduce, {m:,} B, {g} x H100", t * US, SGLANG_PR_2904)
-             for m, t in zip(VLLM_ALLREDUCE_BYTES, us, strict=True))
-    for g, us in VLLM_ALLREDUCE_US.items()
+#: The custom all-reduces of vLLM and TensorRT-LLM on H100s (their sources), microseconds by
+#: GPU count at these message sizes (bytes: 4 x the float32 elements of the PR's table).
+ALLREDUCE_BYTES = tuple(4 * n for n in (512, 4096, 32768, 262144, 524288, 1048576))
+ALLREDUCE_US = {
+    ("vLLM", SGLANG_VLLM_AR): {2: (9.5, 8.8, 8.7, 12.9, 17.7, 26.6),
+                               4: (9.1, 8.5, 9.2, 20.6, 26.9, 40.2),
+                               8: (10.1, 9.3, 11.8, 24.1, 30.4, 45.0)},
+    ("TensorRT-LLM", SGLANG_TRT_AR): {2: (3.7, 3.9, 4.5, 7.9, 12.5, 19.9),
+                                      4: (4.8, 3.7, 4.8, 13.9, 20.2, 31.1),
+                                      8: (5.9, 5.7, 7.8, 16.7, 22.1, 33.8)},
 }  # fmt: skip
+VLLM_ALLREDUCE, TRTLLM_ALLREDUCE = (
+    {g: tuple(Term(f"{who} custom all-reduce, {m:,} B, {g} x H100", t * US, source)
+              for m, t in zip(ALLREDUCE_BYTES, us, strict=True)) for g, us in by_gpus.items()}
+    for (who, source), by_gpus in ALLREDUCE_US.items()
+)  # fmt: skip
 VLLM_CUSTOM_AR = (
     "vllm-project/vllm vllm/distributed/device_communicators/custom_all_reduce.py (commit "
     "0ad8064), CustomAllreduce: world sizes 2, 4, 6 and 8, disabled only 'on more than two "
@@ -281,10 +293,9 @@ class Engine:
     step: Term | None = None  # fixed cost per forward pass (CPU scheduling, input preparation)
     launch: Term | None = None  # CPU cost per kernel launch the GPU waits for (no CUDA graphs)
     low_precision_cache: bool = False  # the KV cache in sub-16-bit weights' format (else 16-bit)
-    allreduce: Mapping[int, tuple[Term, ...]] | None = None  # GPUs -> its time at each size
-    allreduce_sizes: tuple[int, ...] = ()  # bytes of each point of `allreduce`
-    allreduce_chips: Mapping[str, str] = dataclasses.field(default_factory=dict)  # chip key ->
-    # how `allreduce` reaches it ("" where measured)
+    allreduce: Mapping[int, tuple[Term, ...]] | None = None  # GPUs -> at each ALLREDUCE_BYTES
+    # chip key -> how `allreduce` reaches that chip ("" where it was measured)
+    allreduce_chips: Mapping[str, str] = dataclasses.field(default_factory=dict)
     kv_reads: str = KV_ONCE  # how its decode attention reads a grouped-query cache (KV_SOURCES)
 
 
@@ -301,8 +312,7 @@ LAUNCH = Term("CPU launch cost per kernel without CUDA graphs",
 EAGER_LAUNCH = Term("CPU launch cost per kernel of eager PyTorch modules",
                     (1 / 25.5 - 1 / 104.9) / LLAMA_2_7B_STEP_KERNELS, pub.GPT_FAST,
                     ("Llama-2-7B, 1 x a100-80gb, 5 + 200",))  # fmt: skip
-VLLM_OWN_ALLREDUCE = dict(allreduce=VLLM_ALLREDUCE, allreduce_sizes=VLLM_ALLREDUCE_BYTES,
-                          allreduce_chips=VLLM_ALLREDUCE_CHIPS)  # fmt: skip
+VLLM_OWN_ALLREDUCE = dict(allreduce=VLLM_ALLREDUCE, allreduce_chips=VLLM_ALLREDUCE_CHIPS)
 ENGINES: dict[str, Engine] = {
     "vllm": Engine(
         "vllm",
@@ -312,8 +322,11 @@ ENGINES: dict[str, Engine] = {
     ),
     "trtllm": Engine(
         "trtllm",
-        "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.8, with XQA)",
+        "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.8, with XQA and "
+        "its custom all-reduce)",
         low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
+        allreduce=TRTLLM_ALLREDUCE,  # H100s' (H200: the same switch); elsewhere NCCL's, said so
+        allreduce_chips={"h100": "", "h200": ""},
     ),
     "trtllm-mmha": Engine(
         "trtllm-mmha",

@@ -319,9 +319,14 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand(monkeypa
         131072,
         60e-6,
     )
-    # trtllm keeps NCCL's curve on the H100 (41 us at 2^17 B on 4 GPUs)
-    trtllm = predict.engine_roofs(get_chip("h100"), "trtllm", "bf16", 4).curve
-    assert trtllm[4][1] == (131072, 41e-6)
+    # TensorRT-LLM's own kernels on the H100 (the PR's 'custom allreduce' rows: 32,768 float32
+    # elements in 0.0048 ms on 4); before v0.8 (trtllm-mmha) and on the A100, NCCL's curve
+    # (41 us at 2^17 B on 4 H100s, 60 us on 4 A100s), and on the A100 a note says so
+    roofs = [predict.engine_roofs(get_chip(k), e, "bf16", 4) for k, e in (
+        ("h100", "trtllm"), ("h100", "trtllm-mmha"), ("a100-80gb", "trtllm"))]  # fmt: skip
+    got = [predict.allreduce_time(131072, 4, None, r.curve) for r in roofs]
+    assert got == pytest.approx([4.8e-6, 41e-6, 60e-6])
+    assert engines.NO_OWN_ALLREDUCE.format(chips="H100 SXM, H200") in roofs[2].notes
     # a chip with measured kernels but none of vLLM's all-reduce times: NCCL's, said plainly
     monkeypatch.setitem(engines.CHIP_TERMS, "b200", engines.H100_TERMS)
     b200 = predict.engine_roofs(get_chip("b200"), "vllm", "bf16", 4)
@@ -340,6 +345,11 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand(monkeypa
     terms = predict.forecast_terms(tf.decode_ledger(LLAMA_3_70B, 8, 100), spec, eng, 4)
     ring = 2 * 3 / 4 * 131072 / c.link_bw
     assert terms["all-reduce beyond ring bytes"] == pytest.approx(160 * (9.2e-6 - ring))
+    # TensorRT-LLM's on 2 H100s: 4.5 us at 131,072 B against the ring's 2 x 1/2 x 131,072 B
+    eng = predict.engine_roofs(c, "trtllm", "bf16", 2)
+    terms = predict.forecast_terms(tf.decode_ledger(LLAMA_3_70B, 8, 100), spec, eng, 2)
+    ring = 131072 / c.link_bw
+    assert terms["all-reduce beyond ring bytes"] == pytest.approx(160 * (4.5e-6 - ring))
     # a node with no NCCL curve: vLLM's own points alone, up to its 4 MiB
     bare = dataclasses.replace(engines.H100_TERMS, allreduce=None)
     monkeypatch.setitem(engines.CHIP_TERMS, "h100", bare)
