@@ -229,11 +229,8 @@ H200_NOTE = (
 )
 #: Chip key -> the measured kernel terms of its generation (absent: none published).
 CHIP_TERMS: dict[str, ChipTerms] = {
-    "a100": A100_TERMS,
-    "a100-80gb": A100_TERMS,
-    "h100": H100_TERMS,
-    "h200": dataclasses.replace(H100_TERMS, note=H200_NOTE),
-}
+    "a100": A100_TERMS, "a100-80gb": A100_TERMS, "h100": H100_TERMS,
+    "h200": dataclasses.replace(H100_TERMS, note=H200_NOTE)}  # fmt: skip
 
 #: The A100 40GB's HBM share is the blog's profile of the very runs lecture 11 checks
 #: (measurements.KIPPLY_HBM_SHARE and hw_specs' achievable A100 bandwidth): calibration.

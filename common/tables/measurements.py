@@ -82,6 +82,13 @@ TRT_LLM_V061_H100 = (
     "time of the batch = batch x output length / (throughput x GPUs); FP8 weights and KV cache; "
     f"{CHECKED}"
 )
+TRT_LLM_V061_A100 = (
+    f"{TRT_PAGE}, data of TensorRT-LLM v0.6.1, 'Peak Throughput', table 'A100 GPUs (FP16)', "
+    "column 'Throughput (out tok/s)', its TP 1 rows (the header leaves open whether its TP 2 and "
+    "4 rows count per GPU, as the H100 table's do); time = batch x output length / throughput; "
+    "the 80 GB part (the batch of 384 needs 64.8 GB); the ledger refuses its row of 60 x (128 + "
+    "2048) tokens (81.9 GB of fp16 weights and KV cache), left out; checked 2026-12-06"
+)
 LLAMA_2_70B_TRT = f"{TRT_PAGE}, the flags of its Llama2-70b build command; {CHECKED}"
 FT_GPT_CONFIG = (
     "NVIDIA/FasterTransformer docs/gpt_guide.md (commit df4a753): head_num, size_per_head, "
@@ -274,17 +281,19 @@ def _runs(model, chip, engine, source, prompt, new, ms_by_gpus, precision="bf16"
             for g, ms in ms_by_gpus.items()]  # fmt: skip
 
 
-def _batch(model, gpus, batch, prompt, new, per_gpu) -> Request:
-    """A TensorRT-LLM v0.6.1 H100 FP8 throughput row: time = batch x new / (rate x GPUs)."""
-    return _request(model, "h100", gpus, batch, prompt, new, batch * new / (per_gpu * gpus), TRT,
-                    TRT_LLM_V061_H100, MMHA, "fp8",
+def _batch(model, gpus, batch, prompt, new, per_gpu, chip="h100") -> Request:
+    """A TensorRT-LLM v0.6.1 throughput row, H100s in FP8 or A100s in FP16: time = batch x new
+    / (rate x GPUs)."""
+    src, precision = (TRT_LLM_V061_H100, "fp8") if chip == "h100" else (TRT_LLM_V061_A100, "bf16")
+    return _request(model, chip, gpus, batch, prompt, new, batch * new / (per_gpu * gpus), TRT,
+                    src, MMHA, precision,
                     named=False)  # fmt: skip  # pragma: no mutate (None leaves the engine out too)
 
 
 _FT20, _FT67 = (FT_GPT_GUIDE.format(table=f"Performance of GPT-{s}") for s in ("20B", "6.7B"))
 #: Published end-to-end times: A100s at batch 1 (3 sources, 1 to 8 GPUs, 20 to 2,048 tokens),
-#: H100s in FP8 (TensorRT-LLM's tables: batch 1 first-token latencies, large-batch throughput)
-#: and eager PyTorch on one A100 (gpt-fast's starting point, 5 + 200 tokens).
+#: H100s in FP8 (TensorRT-LLM's tables: batch 1 first-token latencies, large-batch throughput,
+#: the latter beside A100s in FP16) and eager PyTorch on one A100 (gpt-fast's, 5 + 200 tokens).
 REQUESTS: tuple[Request, ...] = (
     *_runs(GPT_13B, "a100", FT, LLM_ANALYSIS_FT, 512, 10, {1: 283.60, 2: 180.86}),
     *_runs(GPT_20B, "a100-80gb", FT_DOCS, _FT20, 20, 8, {1: 225, 2: 147, 4: 102, 8: 89}),
@@ -308,6 +317,8 @@ REQUESTS: tuple[Request, ...] = (
     _batch(LLAMA_2_70B, 4, 480, 128, 2048, 1486),
     _batch(LLAMA_2_70B, 2, 96, 2048, 128, 306),
     _batch(LLAMA_2_70B, 2, 64, 2048, 2048, 547),
+    _batch(LLAMA_2_7B, 1, 384, 128, 128, 5586, "a100-80gb"),
+    _batch(LLAMA_2_7B, 1, 52, 2048, 128, 591, "a100-80gb"),
     _request(LLAMA_2_7B, "a100-80gb", 1, 1, 5, 200, 200 / 25.5, "eager PyTorch, gpt-fast's blog",
              GPT_FAST, "eager", named=False),  # pragma: no mutate (None leaves it out too)
 )  # fmt: skip

@@ -7,15 +7,8 @@ from common.hw_specs import Figure as Fig
 from common.present.display import Figure, Group, Observations, Table
 
 
-def chip(
-    name: str,
-    bf16: float,
-    bw: float,
-    link: float = 1e11,
-    key: str = "",
-    estimate: bool = False,
-    **peaks: float,
-) -> Chip:
+def chip(name: str, bf16: float, bw: float, link: float = 1e11, key: str = "",
+         estimate: bool = False, **peaks: float) -> Chip:  # fmt: skip
     """A chip with a bf16 peak, bandwidth and link (all SI units), and other peaks by name."""
     table = {"bf16": Fig(bf16, "FLOP/s", "test", estimate)}
     table |= {p: Fig(v, "FLOP/s", "test") for p, v in peaks.items()}

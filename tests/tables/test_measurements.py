@@ -89,7 +89,7 @@ def test_published_requests_as_their_pages_print_them() -> None:
     pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens): r.measured.seconds
            for r in pub.REQUESTS}  # fmt: skip
-    assert len(got) == len(pub.REQUESTS) == 33  # the A100 rows' times: PUBLISHED below
+    assert len(got) == len(pub.REQUESTS) == 35  # the A100 rows' times: PUBLISHED below
     assert {r.gpus for r in pub.REQUESTS} == {1, 2, 4, 8}
     assert len({r.measured.source for r in pub.REQUESTS}) >= 3
     assert min(r.prompt for r in pub.REQUESTS) == 5 and max(r.prompt for r in pub.REQUESTS) == 2048
@@ -110,6 +110,11 @@ def test_published_requests_as_their_pages_print_them() -> None:
     r = h100[("llama-2-70b", 4, 480, 128, 2048)]
     assert r.measured.seconds == pytest.approx(480 * 2048 / (1486 * 4))
     assert r.label == "Llama-2-70B, 4 x h100, batch 480, 128 + 2048"
+    # and A100 FP16, TP 1: batch 384, 128 / 128, 5,586 tok/s; batch 52, 2048 / 128, 591
+    a = {(r.batch, r.prompt, r.precision): r.measured.seconds for r in pub.REQUESTS if r.batch > 1
+         and r.chip == "a100-80gb" and r.engine_class == "trtllm-mmha"}  # fmt: skip
+    assert a == pytest.approx({(384, 128, "bf16"): 384 * 128 / 5586,
+                               (52, 2048, "bf16"): 52 * 128 / 591})  # fmt: skip
     with pytest.raises(ValueError, match="measured time"):
         pub.Measured("x", 0.0, "nowhere")
     with pytest.raises(ValueError, match="shorter"):  # six sizes, five times: not cut silently
@@ -153,7 +158,7 @@ def test_every_curve_point_and_request_as_published() -> None:
         points = pub.A100_DGX_ALLREDUCE[g]
         assert [m for m, _ in points] == [2**14, 2**17, 2**20, 2**22, 2**24, 2**26]
         assert [t for _, t in points] == pytest.approx([x * MS for x in ms], rel=1e-12)
-    a100 = [r for r in pub.REQUESTS if r.chip != "h100"]  # the H100 rows: the test above
+    a100 = [r for r in pub.REQUESTS if r.chip != "h100" and r.batch == 1]  # the rest: above
     got = [(r.model.key, r.chip, r.gpus, r.prompt, r.new_tokens, r.measured.seconds / MS)
            for r in a100]  # fmt: skip
     assert got == [(*row[:5], pytest.approx(row[5])) for row in PUBLISHED]
