@@ -176,22 +176,21 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 #
 # A method checked on the cases it was built from proves little. Here it meets whole
 # requests others timed: FasterTransformer's own GPT tables (1 to 8 A100 80GB),
-# TensorRT-LLM's A100 and H100 tables (first-token latencies at batch 1, and large
-# batches on H100 in FP8 and A100 in FP16), the blog's two totals, gpt-fast's eager
-# PyTorch on one A100, and the serving engines' own pages (vLLM's benchmark CI on H100,
-# H200 and A100, LMDeploy's A100 table, NVIDIA NIM on two H100s). Each is predicted
-# twice: by the roofline *bound* alone, and by the *forecast* of
-# ``python3 -m common.predict --engine E``, E the
+# TensorRT-LLM's A100 and H100 tables (first-token latencies at batch 1, and large batches
+# on H100 in FP8 and A100 in FP16), the blog's two totals, gpt-fast's eager PyTorch on one
+# A100, and the serving engines' own pages (vLLM's benchmark CI on H100, H200 and A100,
+# LMDeploy's A100 table, NVIDIA NIM on two H100s). Each is predicted twice: by the roofline
+# *bound* alone, and by the *forecast* of ``python3 -m common.predict --engine E``, E the
 # class of its engine (``trtllm``, ``trtllm-mmha``, ``vllm``, ``vllm-single-step``,
 # ``vllm-eager`` or ``eager``): the bound plus the engine terms of
 # ``common/tables/engines.py`` (a GEMM's measured share of the peak at the request's rows,
 # each projection's share of the bandwidth at one row, measured at its own shape, both on
 # one GPU's shard under the request's tensor parallelism, the smallest kernel's time, the
-# all-reduce curve of its node or its engine, the CPU's cost per kernel launch where no
-# CUDA graph launches them, and the *KV re-read per query head*: a decode attention that
-# reads each shared KV head once per query head, the re-reads at the L2's measured
-# bandwidth). A case a term was taken from is *calibration*; every other case only checks
-# (*validation*), and a new source always enters as validation.
+# all-reduce curve of its node or its engine, the CPU's cost per kernel launch where no CUDA
+# graph launches them, and the *KV re-read per query head*: a decode attention that reads
+# each shared KV head once per query head, the re-reads at the L2's measured bandwidth). A
+# case a term was taken from is *calibration*; every other case only checks (*validation*),
+# and a new source always enters as validation.
 
 informed = {label for term in engines.all_terms() for label in term.informs}
 rows, unlinked = [], []
