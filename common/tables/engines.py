@@ -327,8 +327,8 @@ ENGINES: dict[str, Engine] = {
     ),
     "trtllm-mmha": Engine(
         "trtllm-mmha",
-        "as trtllm, its decode attention one thread block per query head (FasterTransformer, "
-        "TensorRT-LLM before v0.8)",
+        "as trtllm, but NCCL's all-reduce and a decode attention of one thread block per query "
+        "head (FasterTransformer, TensorRT-LLM before v0.8)",
         low_precision_cache=True,
         kv_reads=KV_PER_HEAD,
     ),
