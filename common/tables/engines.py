@@ -352,8 +352,8 @@ ENGINES: dict[str, Engine] = {
     "eager": Engine(
         "eager",
         "PyTorch eager (Hugging Face transformers, gpt-fast without compile): every kernel "
-        "launched from Python modules, at the pace of gpt-fast's A100 host's CPU; over GPUs, "
-        "tensor parallel as gpt-fast's (Hugging Face's device_map='auto' runs one GPU at a time)",
+        "launched from Python modules, at the pace of gpt-fast's A100 host's CPU; over GPUs tensor "
+        "parallel, as gpt-fast's, where Hugging Face's device_map='auto' runs its GPUs in turn",
         launch=EAGER_LAUNCH,
         kv_reads=KV_COPIES,
     ),
