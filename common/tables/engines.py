@@ -273,10 +273,10 @@ VLLM_ALLREDUCE_CARRIED = (
     "vLLM's custom all-reduce (any GPUs fully connected by NVLink) was measured on H100s only; "
     "on the {chip} its H100 times stand in, never below the ring bytes over its own link"
 )
-#: The chips its curve applies to, and how it reaches each ("": measured there): measured on
-#: H100s; the H200 has the same NVLink 4 switch; vLLM runs the same kernel on A100s
-#: (VLLM_CUSTOM_AR), where nobody published its times, so the H100's stand in, said plainly.
-VLLM_ALLREDUCE_CHIPS = {"h100": "", "h200": "", "a100": VLLM_ALLREDUCE_CARRIED,
+#: Chip -> how a custom all-reduce's H100 curve reaches it ("": measured, or the H200's same
+#: NVLink 4 switch); vLLM's runs on A100s too (VLLM_CUSTOM_AR), its H100 times standing in.
+MEASURED_ON_GH100 = {"h100": "", "h200": ""}
+VLLM_ALLREDUCE_CHIPS = {**MEASURED_ON_GH100, "a100": VLLM_ALLREDUCE_CARRIED,
                         "a100-80gb": VLLM_ALLREDUCE_CARRIED}  # fmt: skip
 
 
@@ -322,8 +322,8 @@ ENGINES: dict[str, Engine] = {
         "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.8, with XQA and "
         "its custom all-reduce)",
         low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
-        allreduce=TRTLLM_ALLREDUCE,  # H100s' (H200: the same switch); elsewhere NCCL's, said so
-        allreduce_chips={"h100": "", "h200": ""},
+        allreduce=TRTLLM_ALLREDUCE,  # elsewhere NCCL's curve, said so
+        allreduce_chips=MEASURED_ON_GH100,
     ),
     "trtllm-mmha": Engine(
         "trtllm-mmha",
