@@ -99,8 +99,8 @@ def memory_per_gpu(
         experts = parameter_breakdown(model)["experts"]
         weights = (parameter_count(model) - experts + experts / gpus) * dtypes.w_bytes
         return weights + -(-batch // gpus) * per_seq
-    share = 1 if model.kv_lora_rank else min(gpus, model.n_kv_heads)
-    return parameter_count(model) * dtypes.w_bytes / gpus + batch * per_seq / share
+    shards = llm.kv_shards(model, gpus)  # min(g, Hkv); 1 for a latent cache
+    return parameter_count(model) * dtypes.w_bytes / gpus + batch * per_seq / shards
 
 
 def check_fits(

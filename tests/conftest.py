@@ -105,15 +105,9 @@ def default_signals() -> None:
         signal.signal(getattr(signal, name), signal.SIG_DFL)
 
 
-def run_python(
-    *args: str,
-    env: dict[str, str | None] | None = None,
-    cwd: Path | None = None,
-    timeout: float = 120,
-    text: bool = True,
-    check: bool = False,
-    **popen: Any,
-) -> subprocess.CompletedProcess:
+def run_python(*args: str, env: dict[str, str | None] | None = None, cwd: Path | None = None,
+               timeout: float = 120, text: bool = True, check: bool = False,
+               **popen: Any) -> subprocess.CompletedProcess:  # fmt: skip
     """``python ARGS`` with the test's interpreter and `child_env(env)`, finished, its output
     captured (with `check`, asserted to exit 0)."""
     proc = subprocess.run(

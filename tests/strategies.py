@@ -164,14 +164,9 @@ def models(draw: st.DrawFn) -> Model:
     layers = draw(st.integers(1, 128), label="layers")
     window = draw(st.integers(0, 8192), label="sliding window")  # Gemma 2's alternating layers
     return Model(
-        name="Drawn model",
-        key="drawn",
-        n_layers=layers,
+        name="Drawn model", key="drawn", n_layers=layers, n_heads=heads, n_kv_heads=kv,
         d_model=draw(st.sampled_from([heads * d_head, 512, 4096, 12288]), label="d_model"),
-        n_heads=heads,
-        n_kv_heads=kv,
-        d_head=d_head,
-        d_ff=draw(st.integers(64, 65536), label="d_ff"),
+        d_head=d_head, d_ff=draw(st.integers(64, 65536), label="d_ff"),
         gated_mlp=draw(st.booleans(), label="gated"),
         vocab_size=draw(st.integers(256, 262144), label="vocabulary"),
         tied_embeddings=draw(st.booleans(), label="tied"),
@@ -183,7 +178,7 @@ def models(draw: st.DrawFn) -> Model:
         sliding_layers=draw(st.integers(0, layers), label="sliding layers") if window else 0,
         norms_per_layer=draw(st.sampled_from([2, 4]), label="norms a layer"),  # Gemma: four
         extra_layer_params=draw(st.sampled_from([0, 256, 1_000_000]), label="extra a layer"),
-    )
+    )  # fmt: skip
 
 
 @contextlib.contextmanager

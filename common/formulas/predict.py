@@ -76,17 +76,22 @@ def achievable_roofs(chip: Chip, precision: str) -> Roofs:
 
 def per_gpu_times(
     ledger: PassLedger, roofs: Roofs, gpus: int = 1, attention_peak: float | None = None,
-    mem_bw: Mapping[str, float] | None = None) -> list[tuple[int, float]]:  # fmt: skip
+    mem_bw: Mapping[str, float] | None = None, kv_ways: int | None = None,
+) -> list[tuple[int, float]]:  # fmt: skip
     """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says;
     `attention_peak`: the FLOP/s of the attention operators where it differs from roofs.peak;
-    `mem_bw`: the B/s of the operators it names where it differs from roofs.mem_bw."""
+    `mem_bw`: the B/s of the operators it names where it differs from roofs.mem_bw;
+    `kv_ways`: the GPUs the KV cache bytes split over where not g (llm.kv_shards)."""
     split = ((op, count, gpus if op.kind in SHARDED_KINDS else 1) for op, count in ledger.counted())
     bound, bw = roofline.lower_bound_time, mem_bw or {}
 
     def peak(op: Op) -> float:
         return roofs.peak if attention_peak is None or op.kind != "attention" else attention_peak
 
-    return [(c, bound(op.flops / g, op.nbytes / g, peak(op), bw.get(op.name, roofs.mem_bw)))
+    def moved(op: Op, g: int) -> float:  # D / g, the cache's bytes over min(g, kv_ways)
+        return (op.nbytes - op.kv_bytes) / g + op.kv_bytes / min(g, kv_ways or g)
+
+    return [(c, bound(op.flops / g, moved(op, g), peak(op), bw.get(op.name, roofs.mem_bw)))
             for op, c, g in split]  # fmt: skip
 
 
@@ -237,21 +242,13 @@ def efficiency_to_match(ledger: PassLedger, roofs: Roofs, measured: float, which
 
 
 class EngineRoofs(NamedTuple):
-    """What an engine's kernels measurably reach, as shares of the datasheet's roofs.
+    """What an engine's kernels measurably reach, as shares of the datasheet's roofs."""
 
-    gemm: (rows M, fraction of the spec peak) points of a measured GEMM, rising M (empty:
-    1.0); hbm_share: fraction of the spec HBM bandwidth; floor: seconds no kernel goes
-    below (the GPU time of the smallest kernels); step: seconds per forward pass;
-    curve: measured all-reduce times (None: ring bytes over the link, no latency);
-    attention_share: the attention kernels' peak over the GEMMs' (below 1 where the GEMMs
-    run in FP8 and attention in the 16-bit network, ``engine_roofs``).
-    """
-
-    gemm: tuple[tuple[int, float], ...]
-    hbm_share: float
-    floor: float
-    step: float
-    curve: Curves | None
+    gemm: tuple[tuple[int, float], ...]  # (rows M, share of the spec peak), rising M; (): 1.0
+    hbm_share: float  # share of the spec HBM bandwidth
+    floor: float  # seconds no kernel goes below (the GPU time of the smallest kernels)
+    step: float  # seconds per forward pass (CPU scheduling)
+    curve: Curves | None  # measured all-reduce times (None: ring bytes over the link)
     launch: float = 0.0  # seconds of CPU launch per kernel the GPU waits for (eager)
     notes: tuple[str, ...] = ()  # terms left out or carried from another chip, said plainly
     attention_share: float = 1.0  # attention's peak / the GEMMs' (16-bit beside FP8 GEMMs)
@@ -279,20 +276,21 @@ ATTENTION_TERM = "attention at the 16-bit peak"
 #: this way: 0); or that copies it g times (``engines.KV_COPIES``): 2 g x its KV bytes more
 #: through HBM (the copy reads it, writes g; attention reads g, not 1). None for g = 1.
 KV_TERM = "KV re-read per query head"
+#: The forecast's term for a KV cache split over fewer shards than GPUs (llm.kv_shards): a
+#: latent cache, or fewer KV heads than GPUs, which each GPU reads whole (its heads' share).
+SHARED_KV_TERM = "KV cache read on every GPU"
 
 
 class EPNetwork(NamedTuple):
-    """The links a mixture's dispatch and combine cross under expert parallelism over `ep`
-    GPUs: nodes of `node_gpus` on a node link (B/s), a network card per GPU (B/s), a fixed
-    latency per call (s), and the bytes per element sent (dispatch) and returned (combine)."""
+    """The links a mixture's dispatch and combine cross under expert parallelism over `ep` GPUs."""
 
     ep: int
-    node_gpus: int
-    node_bw: float
-    net_bw: float
-    latency: float
-    dispatch_bytes: float
-    combine_bytes: float = 2.0  # bf16
+    node_gpus: int  # GPUs a node, on its node link
+    node_bw: float  # the node link, B/s
+    net_bw: float  # the network card each GPU has, B/s
+    latency: float  # fixed, per call, s
+    dispatch_bytes: float  # bytes per element sent
+    combine_bytes: float = 2.0  # bytes per element returned (bf16)
     notes: tuple[str, ...] = ()
 
 
@@ -399,6 +397,11 @@ def forecast_terms(
     slower = sum(c * t for c, t in kernels) - t_kernels
     attention = {} if eng.attention_share == 1.0 else {ATTENTION_TERM: slower}
     m, g = ledger.model, ledger.model.n_heads // ledger.model.n_kv_heads
+    whole = {}
+    if (ways := llm.kv_shards(m, gpus)) < gpus:  # each shard of the cache read on g / ways GPUs
+        held = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak, bw, ways)
+        whole[SHARED_KV_TERM] = sum(c * t for c, t in held) - sum(c * t for c, t in kernels)
+        kernels = held
     l2 = eng.kv_l2 if g > 1 and ledger.phase == "decode" else 0.0
     read = [(c, max(t, g * op.kv_bytes / gpus / l2) if l2 and op.kind == "attention" else t)
             for (op, _), (c, t) in zip(ledger.counted(), kernels, strict=True)]  # fmt: skip
@@ -417,6 +420,7 @@ def forecast_terms(
         "bound (spec roofs)": bound_time(ledger, spec, gpus),
         "measured GEMM and HBM shares": max(0.0, t_kernels - roofline_time(ledger, spec, gpus)),
         **attention,
+        **whole,
         **reread,
         "all-reduce beyond ring bytes": max(0.0, measured - ring),
         "kernel floor": sum(c * max(0.0, eng.floor - t) for c, t in read),
@@ -492,15 +496,8 @@ EAGLE_HEAD = (
 )
 
 
-def speculate(
-    req: Request,
-    spec: Roofs,
-    eng: EngineRoofs,
-    draft_len: int,
-    acceptance: float,
-    draft: Model | None = None,
-    ep: EPNetwork | None = None,
-) -> Speculation:
+def speculate(req: Request, spec: Roofs, eng: EngineRoofs, draft_len: int, acceptance: float,
+              draft: Model | None = None, ep: EPNetwork | None = None) -> Speculation:  # fmt: skip
     """The request of ``forecast`` with K = draft_len draft tokens per verify step, each
     accepted with probability a: the n - 1 tokens after the prefill take (n - 1) / E(a, K)
     verify steps of K draft tokens and one target pass over K + 1 tokens a sequence. Each

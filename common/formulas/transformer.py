@@ -129,6 +129,12 @@ def kv_cache_elements(model: Model, context: int) -> int:
     return sum(c * (min(S, w) if w else S) for w, _, c in layer_groups(model)) * model.cache_width
 
 
+def kv_shards(model: Model, gpus: int) -> int:
+    """Shards of the KV cache under g-way tensor parallelism: min(g, Hkv), a KV head on g / Hkv
+    GPUs past that; 1 for a latent cache, which every GPU's query heads read whole."""
+    return 1 if model.kv_lora_rank else min(gpus, model.n_kv_heads)
+
+
 def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
     """KV cache per token = 2 (K and V) x layers x KV heads x head dim x bytes
     (layers x (r_kv + d_rope) x bytes for latent attention; no window applied)."""

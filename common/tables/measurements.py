@@ -450,15 +450,12 @@ DEEPEP_LL = (
 
 @dataclass(frozen=True)
 class Term:
-    """One published figure a forecast uses: value (SI units), source, what it informs.
-
-    `informs` names the lecture 11 cases the figure was taken from (their labels): those
-    cases are calibration; a case that is not named anywhere is validation.
-    """
+    """One published figure a forecast uses: value (SI units), source, what it informs."""
 
     what: str
     value: float
     source: str
+    #: the lecture 11 cases (labels) it was taken from, calibration; cases named nowhere: validation
     informs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

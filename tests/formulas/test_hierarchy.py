@@ -22,14 +22,9 @@ NO_L3 = [("L1", 64 * KIB), ("L2", 4 * MIB)]
 NO_L3_PLATEAUS = {"L1": 150 * GB, "L2": 70 * GB, "DRAM": 25 * GB}
 
 
-def synthetic_curve(
-    levels: list[tuple[str, int]],
-    plateaus: dict[str, float],
-    seed: int,
-    noise: float = 0.03,
-    per_octave: int = 4,
-    hi_bytes: float = 256 * MIB,
-) -> tuple[list[float], list[float]]:
+def synthetic_curve(levels: list[tuple[str, int]], plateaus: dict[str, float], seed: int,
+                    noise: float = 0.03, per_octave: int = 4,
+                    hi_bytes: float = 256 * MIB) -> tuple[list[float], list[float]]:  # fmt: skip
     """Bandwidth against working set: logistic steps in log2 size, log-normal noise `noise`."""
     rng = random.Random(seed)
     names = [name for name, _ in levels] + ["DRAM"]

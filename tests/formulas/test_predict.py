@@ -396,7 +396,7 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
     )
 
 
-def test_kv_re_read_per_query_head_by_hand() -> None:
+def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand() -> None:
     # 40 query heads on 10 KV heads: g = 4. One decode attention kernel reads 1 GB of cache:
     # 1 ms at 1 TB/s; read once per query head, 4 GB from an L2 of 2 TB/s: 2 ms, 1 ms more
     gqa = dataclasses.replace(ONE_LAYER, n_kv_heads=10)
@@ -430,6 +430,23 @@ def test_kv_re_read_per_query_head_by_hand() -> None:
     assert b200.kv_l2 == 0.0 and any(engines.NO_L2 in n for n in b200.notes)
     trt = predict.engine_roofs(h100, "trtllm", "fp8")
     assert (trt.kv_l2, trt.notes) == (0.0, mmha.notes[:-1])
+    # 40 query heads on 2 KV heads over 8 GPUs: each GPU reads its KV head's half of the
+    # 1 GB cache, 0.5 GB (0.5 ms at 1 TB/s), not 1/8 (0.125 ms): 0.375 ms more; a latent
+    # cache (one shard) all of it: 0.875 ms more; 2 GPUs split 2 KV heads: no such term
+    attn = Op("scores", "attention", 1e6, act_bytes=8e6, kv_bytes=1e9)
+    two = dataclasses.replace(ONE_LAYER, n_kv_heads=2)
+    step = PassLedger("decode", two, 1, 1, 100, DTypes(), False, (attn,), ())
+    terms = predict.forecast_terms(step, SPEC, BARE, 8)
+    assert terms[predict.SHARED_KV_TERM] == pytest.approx(0.5e-3 - 0.125e-3)
+    ring = 2 * (2 * 7 / 8 * 1000 * 2) / LINK  # two all-reduces of [1, 1000] in 2 bytes
+    assert sum(terms.values()) == pytest.approx(0.5e-3 + 1e-6 + ring)  # act bytes split 8 ways
+    mla = dataclasses.replace(two, kv_lora_rank=512, rope_head_dim=64)
+    latent = dataclasses.replace(step, model=mla)
+    whole = predict.forecast_terms(latent, SPEC, BARE, 8)[predict.SHARED_KV_TERM]
+    assert whole == pytest.approx(1e-3 - 0.125e-3)
+    assert predict.SHARED_KV_TERM not in predict.forecast_terms(step, SPEC, BARE, 2)
+    # the bound stays the course's: every operator split g ways
+    assert terms["bound (spec roofs)"] == pytest.approx((1e9 + 8e6) / 8 / BW + ring)
 
 
 @settings(max_examples=40, deadline=None)

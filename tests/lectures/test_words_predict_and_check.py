@@ -14,16 +14,12 @@ from lectures.words import predict_and_check as page
 
 U = page.Util
 TOY = Chip(
-    name="Toy",
-    key="toy",
-    peak_flops_table={"bf16": flops(100e12, "sheet")},
-    mem_bw_figure=bandwidth(1e12, "sheet"),
-    mem_capacity_figure=capacity(8e9, "sheet"),
-    link_bw_figure=bandwidth(100e9, "sheet"),
-    link_name="L1",
+    name="Toy", key="toy", peak_flops_table={"bf16": flops(100e12, "sheet")},
+    mem_bw_figure=bandwidth(1e12, "sheet"), mem_capacity_figure=capacity(8e9, "sheet"),
+    link_bw_figure=bandwidth(100e9, "sheet"), link_name="L1",
     achievable_flops_table={"bf16": flops(80e12, "blog A", note="best shape")},
     achievable_mem_bw_figure=bandwidth(1.2e12, "doc B"),
-)
+)  # fmt: skip
 SPEC = Roofs("spec", 100e12, 1e12, 100e9)
 ACH = Roofs("achievable", 80e12, 1.2e12, 100e9, ("compute", "memory"))
 
