@@ -285,8 +285,7 @@ class Engine:
     """An engine class: what it pays per forward pass and per kernel launch beyond the GPU,
     and its own all-reduce up to its last measured size (else the node's NCCL curve)."""
 
-    key: str
-    what: str
+    what: str  # what --help says of it (ENGINES' key names it)
     step: Term | None = None  # fixed cost per forward pass (CPU scheduling, input preparation)
     launch: Term | None = None  # CPU cost per kernel launch the GPU waits for (no CUDA graphs)
     low_precision_cache: bool = False  # the KV cache in sub-16-bit weights' format (else 16-bit)
@@ -312,28 +311,31 @@ EAGER_LAUNCH = Term("CPU launch cost per kernel of eager PyTorch modules",
 VLLM_OWN_ALLREDUCE = dict(allreduce=VLLM_ALLREDUCE, allreduce_chips=VLLM_ALLREDUCE_CHIPS)
 ENGINES: dict[str, Engine] = {
     "vllm": Engine(
-        "vllm",
         "continuous-batching server (vLLM): CUDA graphs in decode, CPU scheduling each step",
         Term("vLLM CPU cost per step (GPU bubble, amortised over 8)", 4 * MS / 8, VLLM_RFC_6854),
         **VLLM_OWN_ALLREDUCE,
     ),
     "trtllm": Engine(
-        "trtllm",
         "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.8, with XQA and "
         "its custom all-reduce)",
         low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
         allreduce=TRTLLM_ALLREDUCE,  # elsewhere NCCL's curve, said so
         allreduce_chips=MEASURED_ON_GH100,
     ),
+    # SGLang v0.4's blog (lmsys.org/blog/2024-12-04-sglang-v0-4/): 5 decode batches, 'no single
+    # idle time on the GPU'; python/sglang/srt/_custom_ops.py (00d8d1b): vLLM's all-reduce calls
+    "sglang": Engine(
+        "continuous-batching server with CUDA graphs and its CPU work overlapped with the GPU's "
+        "(SGLang from v0.4), its custom all-reduce (vLLM's, as sgl-kernel carries it)",
+        **VLLM_OWN_ALLREDUCE,
+    ),
     "trtllm-mmha": Engine(
-        "trtllm-mmha",
         "as trtllm, but NCCL's all-reduce and a decode attention of one thread block per query "
         "head (FasterTransformer, TensorRT-LLM before v0.8)",
         low_precision_cache=True,
         kv_reads=KV_PER_HEAD,
     ),
     "vllm-single-step": Engine(
-        "vllm-single-step",
         "vLLM before multi-step scheduling (2023-24, before v0.6): CUDA graphs in decode, CPU "
         "scheduling and output processing every step, its custom all-reduce (from its PR #2192), "
         "decode attention per query head (to v0.4.2)",
@@ -342,7 +344,6 @@ ENGINES: dict[str, Engine] = {
         **VLLM_OWN_ALLREDUCE,
     ),
     "vllm-eager": Engine(
-        "vllm-eager",
         "vLLM before CUDA graphs (before its PR #1440, 2023): every kernel launched from Python, "
         "and CPU scheduling every step as vllm-single-step",
         SINGLE_STEP,
@@ -350,7 +351,6 @@ ENGINES: dict[str, Engine] = {
         kv_reads=KV_PER_HEAD,
     ),
     "eager": Engine(
-        "eager",
         "PyTorch eager (Hugging Face transformers, gpt-fast without compile): every kernel "
         "launched from Python modules, at the pace of gpt-fast's A100 host's CPU; over GPUs tensor "
         "parallel, as gpt-fast's, where Hugging Face's device_map='auto' runs its GPUs in turn",
@@ -358,7 +358,7 @@ ENGINES: dict[str, Engine] = {
         kv_reads=KV_COPIES,
     ),
 }
-NO_STEP = "fixed cost per step: none published for this engine class (left out)"
+NO_STEP = "fixed cost per step: none (no CPU gap between steps published for this engine class)"
 NO_LAUNCH = "CPU cost per kernel launch: none (CUDA graphs or a C++ runtime launch them)"
 NO_L2 = "no L2 bandwidth published for this chip (left out)"
 NO_OWN_ALLREDUCE = (

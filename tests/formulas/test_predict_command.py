@@ -84,6 +84,8 @@ def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys
     # kernels of a step; vLLM's code without graphs: 0.15 s over 100 steps of 483 (PR #1440)
     vllm = run_json(tmp_path, LLAMA, *base, "--engine", "vllm", capsys=capsys)
     assert vllm["decode_step_s"] == pytest.approx(18 * FLOOR + 4e-3 / 8)
+    sglang = run_json(tmp_path, LLAMA, *base, "--engine", "sglang", capsys=capsys)  # overlapped
+    assert sglang["decode_step_s"] == pytest.approx(18 * FLOOR)
     eager = run_json(tmp_path, LLAMA, *base, "--engine", "eager", capsys=capsys)
     # and repeat_kv's copies: g = 4 / 2 = 2; K and V (5 x 32 x 2 = 320 B each) read once,
     # written twice, read twice by attention instead of once: 2 g x 640 = 2,560 B more
