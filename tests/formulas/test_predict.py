@@ -453,7 +453,7 @@ def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand
 @settings(max_examples=40, deadline=None)
 @given(
     chip=st.sampled_from(["a100", "a100-80gb", "h100", "h200", "b200", "tpu-v5e"]),
-    model=st.sampled_from(["llama-2-7b", "llama-3-8b", "llama-3-70b"]),
+    model=st.sampled_from(["llama-2-7b", "llama-3-70b", "qwen3-30b-a3b", "deepseek-v3"]),
     engine=st.sampled_from(["vllm", "trtllm", "eager", "trtllm-mmha", "sglang"]),
     gpus=st.sampled_from([1, 2, 4, 8]),
     batch=st.integers(1, 256),
