@@ -27,6 +27,7 @@ from common.formulas.predict import (
     EP_TERMS,
     Request,
     achievable_roofs,
+    compute_precision,
     engine_dtypes,
     engine_roofs,
     ep_network,
@@ -41,7 +42,7 @@ from common.hw_specs import BYTES_PER_ELEM, CHIPS, Chip, get_chip
 from common.present.console import fmt_fraction, fmt_time, format_table
 from common.shell.cli import LectureParser, batch_size, number_in, one_of, path_text, positive_int
 from common.tables.configs import model_from_config, read_config
-from common.tables.engines import ENGINES
+from common.tables.engines import ENGINES, WEIGHT_ONLY
 from common.tables.models import MODELS, MOE_MODELS, Model, get_model
 from common.tables.units import GB
 
@@ -65,7 +66,8 @@ def make_parser() -> LectureParser:
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
     parser.add_argument(
         "--precision", type=one_of(BYTES_PER_ELEM, "precision"), default="bf16",
-        help=f"weights: {', '.join(BYTES_PER_ELEM)} (bf16; the KV cache's: per --engine)",
+        help=f"weights: {', '.join(BYTES_PER_ELEM)} (bf16; the KV cache's: per --engine; below "
+        "16 bits on a chip with no peak for them, weight-only: the matmuls in bf16)",
     )  # fmt: skip
     parser.add_argument(
         "--engine", type=one_of(ENGINES, "engine"),
@@ -157,8 +159,10 @@ def predict_request(args: Any) -> dict[str, Any]:
     if draft is not None and not splits(draft, tp):
         raise ValueError(f"{gpus} GPUs cannot split the draft {draft.name}'s heads evenly")
     check_fits(model, chip, dtypes, gpus, args.batch, used, bool(args.ep))
-    spec, ach = spec_roofs(chip, args.precision), achievable_roofs(chip, args.precision)
-    eng = engine_roofs(chip, args.engine, args.precision, tp)
+    compute = compute_precision(chip, args.precision)  # weight-only: the 16-bit network's
+    spec, ach = spec_roofs(chip, compute), achievable_roofs(chip, compute)
+    eng = engine_roofs(chip, args.engine, compute, tp)
+    widened = WEIGHT_ONLY.format(chip=chip.name, p=args.precision, wide=compute)
     net = ep_network(chip, args.ep, dtypes.w_bytes) if args.ep else None  # the GEMMs' input
     req = Request(model=model, gpus=gpus, batch=args.batch, prompt=args.prompt,
                   new_tokens=args.new_tokens, dtypes=dtypes)  # fmt: skip
@@ -191,7 +195,8 @@ def predict_request(args: Any) -> dict[str, Any]:
         "measured_roofs": list(ach.measured),
         "allreduce": "none (attention data-parallel)" if args.ep
         else "measured curve" if eng.curve else "ring bytes over the link roof, no latency",
-        "left_out": [*eng.notes, *(net.notes if net else ())],
+        "left_out": [*[widened] * (compute != args.precision), *eng.notes,
+                     *(net.notes if net else ())],
         **extra,
     }  # fmt: skip
 

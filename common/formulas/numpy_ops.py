@@ -107,16 +107,9 @@ def gemm_fp32_counts(m: int, k: int, n: int) -> tuple[float, float]:
 
 
 # --- Rows: the roofline's prediction next to the measurement -----------------
-def roofline_row(
-    name: str,
-    flops: float,
-    nbytes: float,
-    t_meas_s: float,
-    peak_flops_per_s: float,
-    bandwidth_bytes_per_s: float,
-    working_set_bytes: float,
-    **extra: Any,
-) -> dict[str, Any]:
+def roofline_row(name: str, flops: float, nbytes: float, t_meas_s: float, peak_flops_per_s: float,
+                 bandwidth_bytes_per_s: float, working_set_bytes: float,
+                 **extra: Any) -> dict[str, Any]:  # fmt: skip
     """One operation: I = F/D, t_pred = max(F/P, D/beta), fraction = t_pred/t_meas, flag."""
     bounds = roofline.time_bounds(flops, nbytes, peak_flops_per_s, bandwidth_bytes_per_s)
     fraction = float(bounds["lower"]) / t_meas_s

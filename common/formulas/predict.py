@@ -551,6 +551,14 @@ def engine_dtypes(precision: str, engine: str) -> DTypes:
     return DTypes(precision, kv, act)
 
 
+def compute_precision(chip: Chip, precision: str) -> str:
+    """The precision a chip's matmuls run at for weights stored at `precision`: that one where
+    the chip has a peak for it or it is 16-bit or wider, else the 16-bit network's (WEIGHT_ONLY)."""
+    wide = engines.LOW_PRECISION_ACTIVATIONS
+    narrow = bytes_per_elem(precision) < bytes_per_elem(wide)
+    return wide if narrow and precision not in chip.precisions else precision
+
+
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
     """The measured terms of `engine` on `chip` over g = `gpus` GPUs (``tables.engines``), the
     GEMM and HBM shares at the largest measured shard degree <= g; a term nobody measured on

@@ -36,16 +36,8 @@ def combine_bytes_per_token(d_model: int, k: int, ep: int, elem_bytes: float = 2
     return dispatch_bytes_per_token(d_model, k, ep, elem_bytes)
 
 
-def all_to_all_time(
-    tokens: float,
-    bytes_per_copy: float,
-    k: int,
-    ep: int,
-    node_gpus: int,
-    node_bw: float,
-    net_bw: float,
-    latency: float,
-) -> float:
+def all_to_all_time(tokens: float, bytes_per_copy: float, k: int, ep: int, node_gpus: int,
+                    node_bw: float, net_bw: float, latency: float) -> float:  # fmt: skip
     """One dispatch (or combine) of T tokens on one GPU, in seconds: latency + max(T k f_node
     m / beta_node, T k f_net m / beta_net), m bytes a copy, f of ``link_fractions``."""
     f_node, f_net = link_fractions(ep, node_gpus)

@@ -280,16 +280,9 @@ def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[
     ]
 
 
-def layer_ops(
-    model: Model,
-    batch: int,
-    new_tokens: int,
-    context: int,
-    dtypes: DTypes | None = None,
-    materialized: bool = False,
-    window: int = 0,
-    dense: bool = False,
-) -> tuple[Op, ...]:
+def layer_ops(model: Model, batch: int, new_tokens: int, context: int, dtypes: DTypes | None = None,
+              materialized: bool = False, window: int = 0, dense: bool = False,
+              ) -> tuple[Op, ...]:  # fmt: skip
     """Operators of one decoder layer for B sequences of T new tokens over S cached ones
     (window 0: full attention; dense: a mixture's dense layer, its MLP of width d_ff)."""
     dt = dtypes or DTypes()

@@ -122,6 +122,13 @@ KV_SOURCES = {KV_ONCE: FLASH_DECODE, KV_PER_HEAD: MMHA, KV_COPIES: HF_REPEAT_KV}
 #: bytes (FP8_ENGINE_BUILD): the network stays 16-bit, so what a kernel reads and writes
 #: besides weights and cache, and every all-reduce message, is 2 bytes an element.
 LOW_PRECISION_ACTIVATIONS = "bf16"
+#: Sub-16-bit weights on a chip with no peak at their precision: weight-only quantization, the
+#: matmuls compute in the 16-bit network, each weight widened inside the kernel.
+WEIGHT_ONLY = (
+    "{chip} has no {p} peak: the matmuls compute in {wide}, the {p} weights widened inside the "
+    "kernel (weight-only quantization, as IST-DASLab/marlin's 'FP16xINT4 matmul kernel', README "
+    "at commit 2f6d7c1, and the engines built on it)"
+)
 
 
 # --- Records (each figure a measurements.Term) --------------------------------

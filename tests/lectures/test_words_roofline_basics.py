@@ -140,15 +140,11 @@ def ridge(
     return page.Ridge(chip, precision, formats, w, peak, False, bw, peak / bw, batch)
 
 
-def ridges(
-    h200_bw: float = 2e12,
-    fp8: float = 200e12,
-    fp8_batch: int | None = 110,
-    nvfp4: float = 3e15,
-    nv: tuple[int | None, int | None] = (100, 200),
-    h200_batch: int | None = 60,
-    hop: tuple[float, int | None] = (PEAK, 120),  # the Hop's bf16 peak and critical batch
-) -> page.Ridges:
+def ridges(h200_bw: float = 2e12, fp8: float = 200e12, fp8_batch: int | None = 110,
+           nvfp4: float = 3e15, nv: tuple[int | None, int | None] = (100, 200),
+           h200_batch: int | None = 60,
+           hop: tuple[float, int | None] = (PEAK, 120),  # the Hop's bf16 peak and critical batch
+           ) -> page.Ridges:  # fmt: skip
     h1 = ridge("Hop", "bf16", hop[0], BW, hop[1])  # ridge 100
     h2 = ridge("Hop2", "bf16", PEAK, h200_bw, h200_batch)  # ridge 50 at 2 TB/s
     h8 = ridge("Hop", "fp8", fp8, BW, fp8_batch, 1)

@@ -13,14 +13,10 @@ def chip(name: str, bf16: float, bw: float, link: float = 1e11, key: str = "",
     table = {"bf16": Fig(bf16, "FLOP/s", "test", estimate)}
     table |= {p: Fig(v, "FLOP/s", "test") for p, v in peaks.items()}
     return Chip(
-        name=name,
-        peak_flops_table=table,
-        mem_bw_figure=Fig(bw, "B/s", "test"),
-        mem_capacity_figure=Fig(80e9, "B", "test"),
-        link_bw_figure=Fig(link, "B/s", "test"),
-        link_name=f"{name} link",
-        key=key or name.lower(),
-    )
+        name=name, key=key or name.lower(), peak_flops_table=table,
+        mem_bw_figure=Fig(bw, "B/s", "test"), mem_capacity_figure=Fig(80e9, "B", "test"),
+        link_bw_figure=Fig(link, "B/s", "test"), link_name=f"{name} link",
+    )  # fmt: skip
 
 
 def prose(obj: object) -> str:
