@@ -99,10 +99,10 @@ def memory_per_gpu(
     per_seq = llm.kv_cache_elements(model, context) * dtypes.kv_bytes
     if ep:
         experts = parameter_breakdown(model)["experts"]
-        weights = (parameter_count(model) - experts + experts / gpus) * dtypes.w_bytes
+        weights = llm.weight_bytes(model, dtypes) - experts * dtypes.w_bytes * (1 - 1 / gpus)
         return weights + -(-batch // gpus) * per_seq
     shards = llm.kv_shards(model, gpus)  # min(g, Hkv); 1 for a latent cache
-    return parameter_count(model) * dtypes.w_bytes / gpus + batch * per_seq / shards
+    return llm.weight_bytes(model, dtypes) / gpus + batch * per_seq / shards
 
 
 def check_fits(

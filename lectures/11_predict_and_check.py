@@ -249,4 +249,5 @@ else:
 
 terms = [*(t.source for t in engines.all_terms()), engines.FP8_ENGINE_BUILD, engines.VLLM_CUSTOM_AR]
 terms += [engines.KV_SOURCES[engines.ENGINES[r.engine_class].kv_reads] for r in pub.ALL_REQUESTS]
+terms.append(engines.QUANTIZED_BODY)  # the FP8 engines' 16-bit embedding and LM head
 show(page.sources_text([*pub.sources(), *terms]))

@@ -543,12 +543,14 @@ def request_bound(req: Request, roofs: Roofs, ep: EPNetwork | None = None) -> fl
 
 def engine_dtypes(precision: str, engine: str) -> DTypes:
     """What `engine` stores at `precision`: weights in it; activations in it at 2 bytes or
-    more, else 16-bit (``engines.LOW_PRECISION_ACTIVATIONS``: FP8 GEMMs in a 16-bit network);
-    the KV cache as the activations unless the engine keeps it in the weights' format."""
+    more, else 16-bit (``engines.LOW_PRECISION_ACTIVATIONS``: FP8 GEMMs in a 16-bit network),
+    and so the embedding and LM head (``engines.QUANTIZED_BODY``); the KV cache as the
+    activations unless the engine keeps it in the weights' format."""
     wide = engines.LOW_PRECISION_ACTIVATIONS
-    act = wide if bytes_per_elem(precision) < bytes_per_elem(wide) else precision
+    narrow = bytes_per_elem(precision) < bytes_per_elem(wide)
+    act = wide if narrow else precision
     kv = precision if engines.ENGINES[engine].low_precision_cache else act
-    return DTypes(precision, kv, act)
+    return DTypes(precision, kv, act, act if narrow else "")
 
 
 def compute_precision(chip: Chip, precision: str) -> str:

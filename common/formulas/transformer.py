@@ -40,19 +40,27 @@ def _bytes_of(field: str, doc: str) -> property:  # pragma: no mutate block (cal
 
 @dataclass(frozen=True)
 class DTypes:
-    """Storage precisions: weights, KV cache and activations (names from hw_specs)."""
+    """Storage precisions: weights, KV cache, activations and, where it differs from the
+    weights', the embedding and LM head's (names from hw_specs)."""
 
     weights: str = "bf16"
     kv: str = "bf16"
     activations: str = "bf16"
+    head: str = ""  # the embedding and LM head ("": as the weights)
 
     w_bytes = _bytes_of("weights", "Bytes per weight element.")
     kv_bytes = _bytes_of("kv", "Bytes per KV-cache element.")
     act_bytes = _bytes_of("activations", "Bytes per activation element.")
 
+    @property
+    def at_head(self) -> DTypes:
+        """These precisions with the weights at the embedding and LM head's."""
+        return DTypes(self.head or self.weights, self.kv, self.activations)
+
     def describe(self) -> str:
-        """One line: 'bf16 weights, fp8 KV cache, bf16 activations'."""
-        return f"{self.weights} weights, {self.kv} KV cache, {self.activations} activations"
+        """One line: 'fp8 weights (bf16 embedding and LM head), bf16 KV cache, bf16 activations'."""
+        head = f" ({self.head} embedding and LM head)" if self.head else ""
+        return f"{self.weights} weights{head}, {self.kv} KV cache, {self.activations} activations"
 
 
 # --- Parameters and KV cache -------------------------------------------------
@@ -87,6 +95,13 @@ def parameter_breakdown(model: Model) -> dict[str, int]:
     }
     always = ("embedding", "attention", "mlp", "norms", "lm_head")
     return {k: v for k, v in parts.items() if v or k in always}
+
+
+def weight_bytes(model: Model, dtypes: DTypes) -> float:
+    """Bytes of the weights: (V d + V d untied) b_head + the rest of N at b_w."""
+    parts = parameter_breakdown(model)
+    head = parts["embedding"] + parts["lm_head"]
+    return (parameter_count(model) - head) * dtypes.w_bytes + head * dtypes.at_head.w_bytes
 
 
 def parameter_count(model: Model) -> int:
@@ -311,11 +326,11 @@ def model_ops(
 ) -> tuple[Op, ...]:
     """Once-per-model operators: embedding lookup (B T rows), final norm and LM head (B rows)."""
     dt = dtypes or DTypes()
-    B, T, d = batch, new_tokens, model.d_model
+    B, T, d, w = batch, new_tokens, model.d_model, dt.at_head.w_bytes
     return (
-        Op("embedding lookup", "lookup", 0.0, B * T * d * dt.w_bytes, B * T * d * dt.act_bytes),
+        Op("embedding lookup", "lookup", 0.0, B * T * d * w, B * T * d * dt.act_bytes),
         _rmsnorm("final norm", B, d, dt),
-        _matmul("LM head", B, d, model.vocab_size, dt),
+        _matmul("LM head", B, d, model.vocab_size, dt.at_head),
     )
 
 
@@ -498,7 +513,7 @@ def weight_matmul_shapes(model: Model, dtypes: DTypes | None = None) -> list[Mat
     qkvo = [("Q", d, q, a), ("K", d, k, kv), ("V", d, k, kv), ("output", q, d, a)]
     mlp = [*[("gate", d, m.d_ff, a)] * m.gated_mlp, ("up", d, m.d_ff, a), ("down", m.d_ff, d, a)]
     shapes = [MatmulShape(f"{n} projection", K, N, a, w, out, L) for n, K, N, out in qkvo + mlp]
-    return [*shapes, MatmulShape("LM head", d, m.vocab_size, a, w, a, 1)]
+    return [*shapes, MatmulShape("LM head", d, m.vocab_size, a, dt.at_head.w_bytes, a, 1)]
 
 
 def matmul_critical_batches(

@@ -12,17 +12,11 @@ MB = 1e6  # traffic in decimal MB, like the article's 138.41 MB and 4.19 MB
 
 
 @style.figure
-def traffic_figure(
-    path: str | os.PathLike[str],
-    m_values: Sequence[float],
-    traffic: Sequence[float],
-    naive_bytes: float,
-    ideal_bytes: float,
-    flops: float,
-    chips: Sequence[tuple[str, float]],
-    ridges: Sequence[tuple[str, float, float | None]],
-    title: str,
-) -> str:
+def traffic_figure(path: str | os.PathLike[str], m_values: Sequence[float],
+                   traffic: Sequence[float], naive_bytes: float, ideal_bytes: float, flops: float,
+                   chips: Sequence[tuple[str, float]],
+                   ridges: Sequence[tuple[str, float, float | None]], title: str,
+                   ) -> str:  # fmt: skip
     """Traffic (MB) against M_sm (log-log): naive and ideal lines, chips (label, M_sm bytes)
     and ridges (label, I*, smallest M_sm reaching it or None) drawn at the traffic F / I*."""
     fig, ax = style.new_figure(height=4.6)
@@ -59,18 +53,11 @@ def traffic_figure(
 
 
 @style.figure
-def kernel_times_figure(
-    path: str | os.PathLike[str],
-    ns: Sequence[int],
-    naive_s: Sequence[float],
-    tiled_s: Sequence[float],
-    compute_s: Sequence[float],
-    naive_memory_s: Sequence[float],
-    tiled_memory_s: Sequence[float],
-    llc_tokens: float | None,
-    title: str,
-    xlabel: str = "sequence length N",
-) -> str:
+def kernel_times_figure(path: str | os.PathLike[str], ns: Sequence[int], naive_s: Sequence[float],
+                        tiled_s: Sequence[float], compute_s: Sequence[float],
+                        naive_memory_s: Sequence[float], tiled_memory_s: Sequence[float],
+                        llc_tokens: float | None, title: str,
+                        xlabel: str = "sequence length N") -> str:  # fmt: skip
     """Seconds per call of both kernels against N (log-log) with compute_s = F / P, each one's
     D / beta and llc_tokens, the N whose N x N scores fill the LLC (None: not marked)."""
     fig, ax = style.new_figure(height=4.8)

@@ -9,15 +9,9 @@ from common.formulas.roofline import attainable_flops, bound_of, ridge_point
 from common.tables.validate import positive, positive_int
 
 
-def ascii_roofline(
-    points: Sequence[tuple[str, float, float | None]],
-    peak: float,
-    bw: float,
-    xmin: float = 0.1,
-    xmax: float = 1e4,
-    width: int = 64,
-    height: int = 16,
-) -> list[str]:
+def ascii_roofline(points: Sequence[tuple[str, float, float | None]], peak: float, bw: float,
+                   xmin: float = 0.1, xmax: float = 1e4, width: int = 64,
+                   height: int = 16) -> list[str]:  # fmt: skip
     """Log-log text roofline: '/' memory roof, '_' compute roof, '+' ridge, labelled points."""
     p, b = positive(peak, "peak FLOP/s"), positive(bw, "bandwidth")
     lo, hi = positive(xmin, "xmin"), positive(xmax, "xmax")

@@ -36,15 +36,9 @@ def above_roof_reasons(
     return reasons
 
 
-def crossover_line(
-    cross: Crossover | None,
-    intensity_at: Mapping[int, float],
-    ridge: float,
-    size: str,
-    last: int,
-    label: str = "crossover",
-    ridge_digits: int = 2,
-) -> str:
+def crossover_line(cross: Crossover | None, intensity_at: Mapping[int, float], ridge: float,
+                   size: str, last: int, label: str = "crossover",
+                   ridge_digits: int = 2) -> str:  # fmt: skip
     """Where a sweep's intensity reaches I*: '{label}: M in (a, b]: I(a) < I* <= I(b)'."""
     r = f"{ridge:,.{ridge_digits}f}"
     if cross is None:

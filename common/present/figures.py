@@ -135,16 +135,10 @@ def written_table(written: Sequence[tuple[str, str]]) -> Group:
     )
 
 
-def drawn_observations(
-    peak: float,
-    beta: float,
-    points: Sequence[Point],
-    rows: Sequence[Mapping[str, Any]] | None,
-    spec: ledger.ModelSpec,
-    batches: Sequence[int],
-    rates: tuple[float, float],
-    budget_bytes: float,
-) -> Observations:
+def drawn_observations(peak: float, beta: float, points: Sequence[Point],
+                       rows: Sequence[Mapping[str, Any]] | None, spec: ledger.ModelSpec,
+                       batches: Sequence[int], rates: tuple[float, float],
+                       budget_bytes: float) -> Observations:  # fmt: skip
     """What the four figures say together, from the numbers they plot."""
     items = []
     if points:

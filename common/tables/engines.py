@@ -122,6 +122,17 @@ KV_SOURCES = {KV_ONCE: FLASH_DECODE, KV_PER_HEAD: MMHA, KV_COPIES: HF_REPEAT_KV}
 #: bytes (FP8_ENGINE_BUILD): the network stays 16-bit, so what a kernel reads and writes
 #: besides weights and cache, and every all-reduce message, is 2 bytes an element.
 LOW_PRECISION_ACTIVATIONS = "bf16"
+#: Engines that store the weights in fewer than 16 bits quantize the decoder's linear layers;
+#: the embedding and LM head stay in the 16-bit network.
+QUANTIZED_BODY = (
+    "vllm-project/vllm vllm/model_executor/layers/quantization/fp8.py (commit 0071b24), "
+    "Fp8Config.get_quant_method: FP8 for LinearBase, FusedMoE and Attention layers, none for any "
+    "other (the vocabulary-parallel embedding and LM head keep the model's 16-bit dtype); and "
+    "TensorRT-LLM's examples/quantization/quantize.py run on Llama-2-7B to FP8 (vLLM's examples/"
+    "fp8/quantizer/README.md, commit b782763): rank0.safetensors of 7,000,893,272 bytes, the "
+    "6.48 G linear weights at 1 byte and the 2 x 131.1 M of embedding and LM head at 2; "
+    + KV_CHECKED
+)
 #: Sub-16-bit weights on a chip with no peak at their precision: weight-only quantization, the
 #: matmuls compute in the 16-bit network, each weight widened inside the kernel.
 WEIGHT_ONLY = (

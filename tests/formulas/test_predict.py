@@ -372,6 +372,12 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
         low = predict.engine_dtypes("fp8", engine)
         assert (low.w_bytes, low.kv_bytes, low.act_bytes) == (1, 2, 2)
     assert predict.engine_dtypes("int4", "trtllm").kv_bytes == 0.5
+    # embedding and LM head stay 16-bit (TensorRT-LLM's FP8 Llama-2-7B file: 7,000,893,272 B)
+    assert tf.weight_bytes(pub.LLAMA_2_7B, fp8) == 6_738_415_616 + 2 * 32000 * 4096  # +1 B each
+    assert tf.weight_bytes(pub.LLAMA_2_7B, fp8) == pytest.approx(7_000_893_272, rel=1e-4)
+    head = dict((op.name, op) for op, _ in tf.decode_ledger(pub.LLAMA_2_7B, 1, 9, fp8).counted())
+    assert head["LM head"].weight_bytes == 2 * 4096 * 32000  # bf16
+    assert fp8.describe().startswith("fp8 weights (bf16 embedding and LM head), fp8 KV cache")
     # weights below 16 bits on a chip with no peak for them compute in bf16 (weight-only)
     pairs = ("h100 int4", "a100 int4", "h100 fp8", "b200 nvfp4", "a100 fp32")
     got = [predict.compute_precision(get_chip(c), p) for c, p in map(str.split, pairs)]

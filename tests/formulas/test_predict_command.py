@@ -328,7 +328,7 @@ def test_the_first_line_says_what_each_engine_stores_at_fp8(capsys, engine, cach
     flags = ["--model", "llama-2-7b", "--chip", "h100", "--precision", "fp8", "--engine", engine]
     assert cmd.main(flags) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    assert f", fp8 weights, {cache} KV cache, bf16 activations, batch 1," in first
+    assert f", fp8 weights (bf16 embedding and LM head), {cache} KV cache, bf16 activ" in first
 
 
 @pytest.mark.parametrize(

@@ -280,15 +280,10 @@ TIMES = st.floats(1e-6, 10.0)
 
 @settings(max_examples=40, deadline=None)
 @given(
-    beta=RATES,
-    share=st.floats(0.0, 1.0),
-    peak=RATES,
-    single=RATES,
-    threads=st.tuples(st.integers(1, 64), st.integers(1, 64)),
-    ridge=st.floats(0.01, 1000.0),
-    softmax=st.floats(1e-3, 1.0),
-    times=st.tuples(TIMES, TIMES),
-)
+    beta=RATES, share=st.floats(0.0, 1.0), peak=RATES, single=RATES,
+    threads=st.tuples(st.integers(1, 64), st.integers(1, 64)), ridge=st.floats(0.01, 1000.0),
+    softmax=st.floats(1e-3, 1.0), times=st.tuples(TIMES, TIMES),
+)  # fmt: skip
 def test_no_claim_contradicts_its_numbers(
     beta, share, peak, single, threads, ridge, softmax, times
 ) -> None:

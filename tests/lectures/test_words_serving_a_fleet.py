@@ -251,15 +251,12 @@ WHERE = re.compile(r"a = ([\d.]+)%, (inside|below|above) the published range")
 
 @settings(max_examples=25, deadline=None)
 @given(
-    table=hardware_tables(),
-    model=st.sampled_from([*MODELS, "qwen3-30b-a3b"]),
+    table=hardware_tables(), model=st.sampled_from([*MODELS, "qwen3-30b-a3b"]),
     prompt=st.integers(1, 2048),
     output=st.integers(1, 2049),  # prompt + output - 1 <= 4,096, the smallest window drawn
-    batch=st.integers(1, 32),
-    extra=st.integers(1, 2048),
-    price=st.floats(0.01, 100),
+    batch=st.integers(1, 32), extra=st.integers(1, 2048), price=st.floats(0.01, 100),
     data=st.data(),
-)
+)  # fmt: skip
 def test_claims_hold_on_any_table(table, model, prompt, output, batch, extra, price, data) -> None:
     key = data.draw(st.sampled_from(sorted(table)), label="chip")
     argv = ["--model", model, "--chip", key, "--price", f"{price:.3f}", "--prompt", str(prompt)]
