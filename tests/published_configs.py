@@ -208,9 +208,26 @@ GPT_OSS_20B = Published(
     active_excludes_embedding=True,
 )  # fmt: skip
 
+# Checked: laocheyujie/ms-swift, note/megatron.md (a stored version printing the hub file as
+# transformers 4.54.1's Glm4MoeConfig): every key below matches.
+GLM_4_5_AIR = Published(
+    "zai-org/GLM-4.5-Air",
+    {"architectures": ["Glm4MoeForCausalLM"], "model_type": "glm4_moe", "hidden_size": 4096,
+     "intermediate_size": 10944, "moe_intermediate_size": 1408, "num_hidden_layers": 46,
+     "num_attention_heads": 96, "num_key_value_heads": 8, "head_dim": 128,
+     "n_routed_experts": 128, "n_shared_experts": 1, "num_experts_per_tok": 8,
+     "first_k_dense_replace": 1, "vocab_size": 151552, "max_position_embeddings": 131072,
+     "tie_word_embeddings": False, "attention_bias": True, "use_qk_norm": False},
+    106e9, 12e9,
+    "huggingface/transformers docs/source/en/model_doc/glm4_moe.md: 'GLM-4.5-Air adopts a more "
+    "compact design with 106 billion total parameters and 12 billion active parameters'",
+    1e9,
+    active_excludes_embedding=True,
+)  # fmt: skip
+
 ALL = {
     "llama-3-8b": LLAMA_3_8B, "qwen3-8b": QWEN3_8B, "qwen2.5-7b": QWEN2_5_7B,
     "gemma-2-9b": GEMMA_2_9B, "gemma-3-1b": GEMMA_3_1B, "phi-3-mini": PHI_3_MINI,
     "mixtral-8x7b": MIXTRAL_8X7B, "qwen3-30b-a3b": QWEN3_30B_A3B, "qwen1.5-moe": QWEN1_5_MOE,
-    "deepseek-v3": DEEPSEEK_V3, "gpt-oss-20b": GPT_OSS_20B,
+    "deepseek-v3": DEEPSEEK_V3, "gpt-oss-20b": GPT_OSS_20B, "glm-4.5-air": GLM_4_5_AIR,
 }  # fmt: skip

@@ -49,16 +49,14 @@ def scale_chip(chip: Chip, factors: Mapping[str, float]) -> Chip:
     peaks = {p: _scaled(fig, f(f"peak {p}")) for p, fig in chip.peak_flops_table.items()}
     ach = {p: _scaled(fig, f(f"peak {p}")) for p, fig in chip.achievable_flops_table.items()}
     return dataclasses.replace(
-        chip,
-        peak_flops_table=peaks,
+        chip, peak_flops_table=peaks, achievable_flops_table=ach,
         mem_bw_figure=_scaled(chip.mem_bw_figure, f("mem_bw")),
         mem_capacity_figure=_scaled(chip.mem_capacity_figure, f("capacity")),
         link_bw_figure=_scaled(chip.link_bw_figure, f("link")),
         smem_per_sm_figure=_scaled(chip.smem_per_sm_figure, f("smem")),
-        achievable_flops_table=ach,
         achievable_mem_bw_figure=_scaled(chip.achievable_mem_bw_figure, f("mem_bw")),
         achievable_link_bw_figure=_scaled(chip.achievable_link_bw_figure, f("link")),
-    )
+    )  # fmt: skip
 
 
 def edited(**changes: dict[str, float]) -> dict[str, Chip]:
@@ -85,12 +83,9 @@ def _swap(a: Chip, b: Chip) -> tuple[Chip, Chip]:
         peaks = dict(dst.peak_flops_table)
         peaks["bf16"] = src.peak_flops_table["bf16"]
         return dataclasses.replace(
-            dst,
-            peak_flops_table=peaks,
-            mem_bw_figure=src.mem_bw_figure,
+            dst, peak_flops_table=peaks, achievable_flops_table={}, mem_bw_figure=src.mem_bw_figure,
             achievable_mem_bw_figure=src.achievable_mem_bw_figure,
-            achievable_flops_table={},
-        )
+        )  # fmt: skip
 
     return take(a, b), take(b, a)
 

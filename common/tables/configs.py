@@ -21,7 +21,7 @@ REQUIRED = object()
 
 LLAMA_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3")
 GEMMA_TYPES = ("gemma2", "gemma3", "gemma3_text")
-MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss")
+MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss", "glm4_moe")
 FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
 # A model that ships its own model_type (Kimi K2's "kimi_k2") but names a family's model
 # class in ``architectures`` is read as that family: transformers' class names
@@ -32,7 +32,7 @@ ARCHITECTURES = {
     "Gemma3ForCausalLM": "gemma3_text", "Gemma3ForConditionalGeneration": "gemma3",
     "MixtralForCausalLM": "mixtral", "Qwen2MoeForCausalLM": "qwen2_moe",
     "Qwen3MoeForCausalLM": "qwen3_moe", "DeepseekV3ForCausalLM": "deepseek_v3",
-    "GptOssForCausalLM": "gpt_oss", "GPT2LMHeadModel": "gpt2",
+    "GptOssForCausalLM": "gpt_oss", "Glm4MoeForCausalLM": "glm4_moe", "GPT2LMHeadModel": "gpt2",
 }  # fmt: skip
 
 # Defaults of transformers' configuration classes (huggingface/transformers,
@@ -40,7 +40,8 @@ ARCHITECTURES = {
 # Gemma2Config's and Gemma3TextConfig's below (Gemma 2 slides on every other layer, the even
 # ones; in Gemma 3 layer i is global when (i + 1) % sliding_window_pattern == 0);
 # GptOssConfig: sliding_window=128, layer_types alternating sliding and full, sliding first;
-# GPT2Config: n_positions=1024, n_inner=None (4 x n_embd);
+# GPT2Config: n_positions=1024, n_inner=None (4 x n_embd); Glm4MoeConfig: attention_bias and
+#   use_qk_norm False, its experts DeepSeek-V3's keys (a bias per expert for routing);
 # LlamaConfig and the others: num_key_value_heads = num_attention_heads,
 #   head_dim = hidden_size / num_attention_heads, tie_word_embeddings=False.
 GEMMA2_DEFAULTS = {"num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 8192,
@@ -181,10 +182,12 @@ def _model(config: object, path: str) -> Model:
         )
     fields: dict[str, Any] = {}
     extra = 0
-    if kind in ("qwen2", "qwen2_moe"):  # q, k and v projections carry biases
+    glm = {key: kind == "glm4_moe" and k.raw(key, False) is True
+           for key in ("attention_bias", "use_qk_norm")}  # fmt: skip
+    if kind in ("qwen2", "qwen2_moe") or glm["attention_bias"]:  # q, k and v biases
         extra += heads * d_head + 2 * kv * d_head
-    if kind in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"):  # q_norm and k_norm
-        extra += 2 * d_head
+    if kind in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text") or glm["use_qk_norm"]:
+        extra += 2 * d_head  # q_norm and k_norm
     if kind == "deepseek_v3":
         rope, nope = k.int("qk_rope_head_dim"), k.int("qk_nope_head_dim")
         d_head, kv = rope + nope, heads  # the latent serves every head
@@ -220,7 +223,7 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
         return {"n_experts": E, "experts_per_token": top, "d_ff_expert": f,
                 "router_bias": kind == "gpt_oss"}  # fmt: skip
     top, f = k.int("num_experts_per_tok"), k.int("moe_intermediate_size")
-    if kind == "deepseek_v3":
+    if kind in ("deepseek_v3", "glm4_moe"):
         E, shared = k.int("n_routed_experts"), k.int("n_shared_experts", 0, 0) * f
         dense = k.int("first_k_dense_replace", least=0)
     else:  # qwen2_moe, qwen3_moe
@@ -238,7 +241,7 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
     if top > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({top}) exceeds the experts ({E})")
     return {"n_experts": E, "experts_per_token": top, "d_ff_expert": f, "d_ff_shared": shared,
-            "dense_layers": dense, "router_bias": kind == "deepseek_v3"}  # fmt: skip
+            "dense_layers": dense, "router_bias": kind in ("deepseek_v3", "glm4_moe")}  # fmt: skip
 
 
 def read_config(path: str | os.PathLike) -> Model:

@@ -282,18 +282,10 @@ AXE_JS = """async ([impacts, only]) => {
 #: size moves (which boxes scroll, and so take the scroll-box roles and names, and how big
 #: a target is). The dark views, whose page and width are the same, run these.
 THEME_RULES = (
-    "color-contrast",
-    "link-in-text-block",
-    "target-size",
-    "scrollable-region-focusable",
-    "aria-allowed-attr",
-    "aria-allowed-role",
-    "aria-prohibited-attr",
-    "aria-required-attr",
-    "aria-valid-attr-value",
-    "nested-interactive",
-    "landmark-unique",
-)
+    "color-contrast", "link-in-text-block", "target-size", "scrollable-region-focusable",
+    "aria-allowed-attr", "aria-allowed-role", "aria-prohibited-attr", "aria-required-attr",
+    "aria-valid-attr-value", "nested-interactive", "landmark-unique",
+)  # fmt: skip
 #: A link's colour against its text's is the theme's, whatever the width: at 390 px it is
 #: left to the same theme's 1280 px view.
 WIDTH_FREE = ("link-in-text-block",)

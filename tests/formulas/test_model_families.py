@@ -84,6 +84,13 @@ TINY = {
                  "vocab_size": 10, "max_position_embeddings": 64, "sliding_window": 4,
                  "layer_types": ["sliding_attention", "full_attention"]},
                 2 * 2182 + 336, 2 * 2182 + 336 - 2 * 2 * 384),
+    # glm4_moe, DeepSeek-V3's experts on grouped-query attention with biases and q/k norms:
+    # d 16, 2 heads of 8, 1 KV head: q 16*16, k, v 2*16*8, o 16*16 = 768, biases 16 + 8 + 8,
+    # norms 2*8: 816 a layer, x2. Layer 0 dense 3*16*32 = 1,536; layer 1 as DeepSeek's, 1,988.
+    # Norms 2*32 + 16; embedding and head 2*160. Active: 1 layer x 2 idle x 384 fewer.
+    "glm4_moe": ({**DEEPSEEK, "model_type": "glm4_moe", "num_hidden_layers": 2, "head_dim": 8,
+                  "num_key_value_heads": 1, "attention_bias": True, "use_qk_norm": True},
+                 2 * 816 + 1536 + 1988 + 80 + 320, 2 * 816 + 1536 + 1988 + 80 + 320 - 768),
     # gpt2: d 64, 4 heads, n_inner 4*64: attention 4*64*64, MLP 2*64*256, norms 2*64 + 64
     # (biases left out), one tied embedding 100*64.
     "gpt2": ({"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100},

@@ -199,7 +199,7 @@ def test_bare_python3_answers_and_refuses_in_one_line(tmp_path) -> None:
     assert bad.stderr == (
         f"common.predict: error: unsupported model_type 'falcon' in {path}; supported: llama, "
         "mistral, qwen2, qwen3, phi3, gemma2, gemma3, gemma3_text, mixtral, qwen2_moe, qwen3_moe, "
-        "deepseek_v3, gpt_oss, gpt2 (see --help)\n"
+        "deepseek_v3, gpt_oss, glm4_moe, gpt2 (see --help)\n"
     )
     # every family answers, well under a second on a quiet machine (loaded CI gets slack)
     for key, published in ALL.items():

@@ -183,17 +183,10 @@ def sweep_said(rows, anomalies=(), calib=CALIB) -> list[str]:
 def test_sweep_table_lines_and_observations() -> None:
     group = page.sweep_table(sweep(ROWS, Crossover(2, 4), 1.5, 3.25))
     assert table(group).rows[0] == [
-        "1",
-        "0.033",
-        "67.10",
-        "0.50",
-        "memory",
-        "4.000 ms",
-        "250",
-        "3.300 ms",
+        "1", "0.033", "67.10", "0.50", "memory", "4.000 ms", "250", "3.300 ms",
         "82%",  # 3.3 / 4.0
         "",
-    ]
+    ]  # fmt: skip
     assert table(group).rows[1][-1] == "!"
     lines = str(group.items[1]).splitlines()
     assert lines == [

@@ -111,10 +111,8 @@ def test_fleet_by_hand() -> None:
         dataclasses.replace(DEEPSEEK_FLEET, nodes_average=200.0),
         prefill_hours=608e9 / 73.7e3 / 3600,  # 2,291.6
         decode_hours=168e9 / 14.8e3 / 3600,  # 3,153.2
-        input_usd=0.0603,
-        output_usd=0.3003,
-        hit_share=0.563,
-    )
+        input_usd=0.0603, output_usd=0.3003, hit_share=0.563,
+    )  # fmt: skip
     group = page.fleet_section(check)
     # 5,444.7 node-hours needed against 200 x 24 = 4,800 had: +13.43%
     assert rows(group)[1][:4] == ["node-hours", "5,445", "4,800", "+13.43%"]
@@ -143,13 +141,9 @@ def test_fleet_by_hand() -> None:
 
 
 def cost(name: str, experts: int, curve: tuple[tuple[int, float], ...]) -> page.Cost:
-    m = dataclasses.replace(
-        LLAMA_3_8B,
-        name=name,
-        n_experts=experts,
-        experts_per_token=min(2, experts),
-        d_ff_expert=1024 * bool(experts),
-    )
+    m = dataclasses.replace(LLAMA_3_8B, name=name, n_experts=experts,
+                            experts_per_token=min(2, experts),
+                            d_ff_expert=1024 * bool(experts))  # fmt: skip
     return page.Cost(m, 1, curve[-1][0], 2304, 0.01, curve)
 
 

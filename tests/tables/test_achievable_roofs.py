@@ -60,11 +60,10 @@ def test_mamf_efficiencies_match_the_books_column() -> None:
         assert all(v is None or v > 0 for v in [*got, chip.achievable_link_bw])  # each plausible
     # a datasheet figure edited below its measured one caps it: no roof beats its spec
     low = dataclasses.replace(
-        A100,
-        peak_flops_table={**A100.peak_flops_table, "bf16": hw_specs.flops(31.2e12, "test")},
+        A100, peak_flops_table={**A100.peak_flops_table, "bf16": hw_specs.flops(31.2e12, "test")},
         mem_bw_figure=hw_specs.bandwidth(155.5e9, "test"),
         link_bw_figure=hw_specs.bandwidth(30e9, "test"),
-    )
+    )  # fmt: skip
     assert (low.achievable_flops("bf16"), low.achievable_mem_bw) == (31.2e12, 155.5e9)
     assert low.achievable_link_bw == 30e9  # measured 235 GB/s, datasheet now 30
     # ... and the achievable roofs name no capped one as measured: each is the datasheet's
