@@ -25,6 +25,7 @@ matplotlib) into ``--outdir DIR`` (default: ``figures/``).
 
 import _course  # noqa: F401  (sets the lecture up: lectures/_course.py)
 
+from dataclasses import replace
 from functools import partial
 
 from common.formulas import predict
@@ -205,7 +206,7 @@ for r in pub.ALL_REQUESTS:
     spec_r = predict.spec_roofs(chip, r.precision)
     eng = predict.engine_roofs(chip, r.engine_class, r.precision, r.gpus)
     if r.chip == A100.key and r.gpus == 2:  # the blog's two-GPU share, from these very runs
-        eng = eng._replace(hbm_share=engines.KIPPLY_TWO_GPU_SHARE.value)
+        eng = replace(eng, hbm_share=engines.KIPPLY_TWO_GPU_SHARE.value)
     bound = predict.request_bound(req, spec_r)
     full = predict.forecast(req, spec_r, eng)
     role = "calibration" if r.label in informed else "validation"

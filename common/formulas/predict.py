@@ -241,20 +241,21 @@ def efficiency_to_match(ledger: PassLedger, roofs: Roofs, measured: float, which
     return (lo + hi) / 2
 
 
-class EngineRoofs(NamedTuple):
+@dataclass(frozen=True)
+class EngineRoofs:
     """What an engine's kernels measurably reach, as shares of the datasheet's roofs."""
 
-    gemm: tuple[tuple[int, float], ...]  # (rows M, share of the spec peak), rising M; (): 1.0
-    hbm_share: float  # share of the spec HBM bandwidth
-    floor: float  # seconds no kernel goes below (the GPU time of the smallest kernels)
-    step: float  # seconds per forward pass (CPU scheduling)
-    curve: Curves | None  # measured all-reduce times (None: ring bytes over the link)
-    launch: float = 0.0  # seconds of CPU launch per kernel the GPU waits for (eager)
-    notes: tuple[str, ...] = ()  # terms left out or carried from another chip, said plainly
-    attention_share: float = 1.0  # attention's peak / the GEMMs' (16-bit beside FP8 GEMMs)
-    kv_l2: float = 0.0  # L2 B/s decode attention re-reads each KV head from, once per query head
-    kv_copies: bool = False  # the KV heads copied once per query head in HBM (engines.KV_COPIES)
-    role_hbm: tuple[tuple[str, float], ...] = ()  # (operator, its own HBM share) by GEMM shape
+    gemm: tuple[tuple[int, float], ...]  #: (rows M, share of the spec peak), rising M; (): 1.0
+    hbm_share: float  #: share of the spec HBM bandwidth
+    floor: float  #: seconds no kernel goes below (the GPU time of the smallest kernels)
+    step: float  #: seconds per forward pass (CPU scheduling)
+    curve: Curves | None  #: measured all-reduce times (None: ring bytes over the link)
+    launch: float = 0.0  #: seconds of CPU launch per kernel the GPU waits for (eager)
+    notes: tuple[str, ...] = ()  #: terms left out or carried from another chip, said plainly
+    attention_share: float = 1.0  #: attention's peak / the GEMMs' (16-bit beside FP8 GEMMs)
+    kv_l2: float = 0.0  #: L2 B/s decode attention re-reads each KV head from, once per query head
+    kv_copies: bool = False  #: the KV heads copied once per query head in HBM (engines.KV_COPIES)
+    role_hbm: tuple[tuple[str, float], ...] = ()  #: (operator, its own HBM share) by GEMM shape
 
 
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
@@ -281,17 +282,18 @@ KV_TERM = "KV re-read per query head"
 SHARED_KV_TERM = "KV cache read on every GPU"
 
 
-class EPNetwork(NamedTuple):
+@dataclass(frozen=True)
+class EPNetwork:
     """The links a mixture's dispatch and combine cross under expert parallelism over `ep` GPUs."""
 
-    ep: int
-    node_gpus: int  # GPUs a node, on its node link
-    node_bw: float  # the node link, B/s
-    net_bw: float  # the network card each GPU has, B/s
-    latency: float  # fixed, per call, s
-    dispatch_bytes: float  # bytes per element sent
-    combine_bytes: float = 2.0  # bytes per element returned (bf16)
-    notes: tuple[str, ...] = ()
+    ep: int  #: GPUs the routed experts spread over
+    node_gpus: int  #: GPUs a node, on its node link
+    node_bw: float  #: the node link, B/s
+    net_bw: float  #: the network card each GPU has, B/s
+    latency: float  #: fixed, per call, s
+    dispatch_bytes: float  #: bytes per element sent
+    combine_bytes: float = 2.0  #: bytes per element returned (bf16)
+    notes: tuple[str, ...] = ()  #: where each figure comes from, for the output
 
 
 def deepep_latency() -> float:
@@ -554,8 +556,8 @@ def engine_dtypes(precision: str, engine: str) -> DTypes:
 
 
 def compute_precision(chip: Chip, precision: str) -> str:
-    """The precision a chip's matmuls run at for weights stored at `precision`: that one where
-    the chip has a peak for it or it is 16-bit or wider, else the 16-bit network's (WEIGHT_ONLY)."""
+    """The matmuls' precision: `precision` where `chip` has its peak or it is 16-bit or wider,
+    else the 16-bit network's (engines.WEIGHT_ONLY: the weights widened in the kernel)."""
     wide = engines.LOW_PRECISION_ACTIVATIONS
     narrow = bytes_per_elem(precision) < bytes_per_elem(wide)
     return wide if narrow and precision not in chip.precisions else precision

@@ -145,8 +145,8 @@ def kv_cache_elements(model: Model, context: int) -> int:
 
 
 def kv_shards(model: Model, gpus: int) -> int:
-    """Shards of the KV cache under g-way tensor parallelism: min(g, Hkv), a KV head on g / Hkv
-    GPUs past that; 1 for a latent cache, which every GPU's query heads read whole."""
+    """KV-cache shards under g-way tensor parallelism: min(g, Hkv); 1 for a latent cache, which
+    every GPU's query heads read whole."""
     return 1 if model.kv_lora_rank else min(gpus, model.n_kv_heads)
 
 

@@ -13,15 +13,9 @@ MIN_BATCH_S = 2e-4  # a batch of short calls lasts at least this long (timer and
 MAX_CALLS_PER_BATCH = 1 << 24
 
 
-def time_samples(
-    fn: Callable[[], object],
-    repeat: int = 5,
-    warmup: int = 1,
-    budget_s: float = 0.0,
-    max_repeat: int = 10_000,
-    calls: int = 1,
-    clock: Clock = time.perf_counter,
-) -> list[float]:
+def time_samples(fn: Callable[[], object], repeat: int = 5, warmup: int = 1, budget_s: float = 0.0,
+                 max_repeat: int = 10_000, calls: int = 1,
+                 clock: Clock = time.perf_counter) -> list[float]:  # fmt: skip
     """Seconds per call, each sample the mean of `calls` back-to-back calls: `repeat` samples
     at least, more while `budget_s` lasts."""
     batch = max(1, calls)

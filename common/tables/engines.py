@@ -303,14 +303,14 @@ class Engine:
     """An engine class: what it pays per forward pass and per kernel launch beyond the GPU,
     and its own all-reduce up to its last measured size (else the node's NCCL curve)."""
 
-    what: str  # what --help says of it (ENGINES' key names it)
-    step: Term | None = None  # fixed cost per forward pass (CPU scheduling, input preparation)
-    launch: Term | None = None  # CPU cost per kernel launch the GPU waits for (no CUDA graphs)
-    low_precision_cache: bool = False  # the KV cache in sub-16-bit weights' format (else 16-bit)
-    allreduce: Mapping[int, tuple[Term, ...]] | None = None  # GPUs -> at each ALLREDUCE_BYTES
-    # chip key -> how `allreduce` reaches that chip ("" where it was measured)
+    what: str  #: what --help says of it (ENGINES' key names it)
+    step: Term | None = None  #: fixed cost per forward pass (CPU scheduling, input preparation)
+    launch: Term | None = None  #: CPU cost per kernel launch the GPU waits for (no CUDA graphs)
+    low_precision_cache: bool = False  #: the KV cache in sub-16-bit weights' format (else 16-bit)
+    allreduce: Mapping[int, tuple[Term, ...]] | None = None  #: GPUs -> at each ALLREDUCE_BYTES
+    #: chip key -> how `allreduce` reaches that chip ("" where it was measured)
     allreduce_chips: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    kv_reads: str = KV_ONCE  # how its decode attention reads a grouped-query cache (KV_SOURCES)
+    kv_reads: str = KV_ONCE  #: how its decode attention reads a grouped-query cache (KV_SOURCES)
 
 
 # vLLM's CPU work per step before multi-step scheduling, every step (VLLM_RFC_6854; measured

@@ -224,7 +224,7 @@ def test_each_projection_reads_its_weights_at_its_own_measured_share_by_hand(mon
     led = tf.decode_ledger(LLAMA_3_70B, 1, 100)
     c = get_chip("h100")
     eng, spec = predict.engine_roofs(c, "trtllm", "bf16"), predict.spec_roofs(c, "bf16")
-    terms = [predict.forecast_terms(led, spec, eng._replace(role_hbm=r), 1)
+    terms = [predict.forecast_terms(led, spec, dataclasses.replace(eng, role_hbm=r), 1)
              for r in ((), (("output projection", own["output projection"]),))]  # fmt: skip
     gap = terms[1]["measured GEMM and HBM shares"] - terms[0]["measured GEMM and HBM shares"]
     o_bytes = 80 * 2 * (8192 + 8192 * 8192 + 8192)
@@ -236,7 +236,7 @@ def test_each_projection_reads_its_weights_at_its_own_measured_share_by_hand(mon
     monkeypatch.setitem(hw_specs.CHIPS, "h100", slow)
     eng, spec = predict.engine_roofs(slow, "trtllm", "bf16"), predict.spec_roofs(slow, "bf16")
     assert eng.hbm_share == 1.0 and min(dict(eng.role_hbm).values()) > 1
-    flat = predict.forecast_terms(led, spec, eng._replace(role_hbm=()), 1)
+    flat = predict.forecast_terms(led, spec, dataclasses.replace(eng, role_hbm=()), 1)
     assert predict.forecast_terms(led, spec, eng, 1) == pytest.approx(flat)
 
 
@@ -427,7 +427,7 @@ def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand
     assert predict.KV_TERM not in predict.forecast_terms(mha, SPEC, per_head, 1)
     assert predict.KV_TERM not in predict.forecast_terms(step, SPEC, BARE, 1)
     # copies (repeat_kv): read 1 GB, write 4, attention reads 4 for 1: 8 GB more at 1 TB/s
-    copies = BARE._replace(kv_copies=True)
+    copies = dataclasses.replace(BARE, kv_copies=True)
     assert predict.forecast_terms(step, SPEC, copies, 1)[predict.KV_TERM] == pytest.approx(8e-3)
     assert predict.forecast_terms(mha, SPEC, copies, 1).get(predict.KV_TERM) is None
     # the engines: gpu-benches' L2 medians, the H100 SXM at the H200's; vLLM reads once
