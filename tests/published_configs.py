@@ -225,9 +225,27 @@ GLM_4_5_AIR = Published(
     active_excludes_embedding=True,
 )  # fmt: skip
 
+# Checked in part: NVIDIA/TensorRT-LLM's PyTorch Llama 4 unit test keeps the hub config as
+# LLAMA_4_MAVERICK_TWO_LAYER_CONFIG with 2 of its 48 layers; every other key below matches.
+LLAMA_4_MAVERICK = Published(
+    "meta-llama/Llama-4-Maverick-17B-128E",
+    {"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+     "text_config": {
+         "hidden_size": 5120, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+         "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8,
+         "head_dim": 128, "num_local_experts": 128, "num_experts_per_tok": 1,
+         "interleave_moe_layer_step": 2, "vocab_size": 202048, "attention_chunk_size": 8192,
+         "max_position_embeddings": 1048576, "tie_word_embeddings": False}},
+    400e9, 17e9,
+    "Hugging Face blog 'Welcome Llama 4 Maverick & Scout on Hugging Face': Llama 4 Maverick "
+    "(~400B), Mixture of Experts with 17B active parameters",
+    1e9,
+)  # fmt: skip
+
 ALL = {
     "llama-3-8b": LLAMA_3_8B, "qwen3-8b": QWEN3_8B, "qwen2.5-7b": QWEN2_5_7B,
     "gemma-2-9b": GEMMA_2_9B, "gemma-3-1b": GEMMA_3_1B, "phi-3-mini": PHI_3_MINI,
     "mixtral-8x7b": MIXTRAL_8X7B, "qwen3-30b-a3b": QWEN3_30B_A3B, "qwen1.5-moe": QWEN1_5_MOE,
     "deepseek-v3": DEEPSEEK_V3, "gpt-oss-20b": GPT_OSS_20B, "glm-4.5-air": GLM_4_5_AIR,
+    "llama-4-maverick": LLAMA_4_MAVERICK,
 }  # fmt: skip

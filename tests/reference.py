@@ -96,12 +96,10 @@ NETWORK_D = {"tpu-v5e": 8755, "h100": 4396, "tpu-v6e": 20444}
 
 # Tiling, SCRIPT demo 5: exact main-memory intensity of 4096^3 bf16 and bm bn / (bm + bn).
 TILES = {
-    (32, 32, 32): ("15.9", "16.0"),
-    (64, 64, 64): ("31.8", "32.0"),
-    (128, 64, 128): ("63.0", "64.0"),
-    (128, 64, 256): ("83.6", "85.3"),
+    (32, 32, 32): ("15.9", "16.0"), (64, 64, 64): ("31.8", "32.0"),
+    (128, 64, 128): ("63.0", "64.0"), (128, 64, 256): ("83.6", "85.3"),
     (256, 64, 256): ("124.1", "128.0"),
-}
+}  # fmt: skip
 TILE_SIDE_H100 = "590"  # SCRIPT demo 5: an s x s tile reaches s / 2 FLOP/B
 TILE_ACCUMULATOR_MIB = "1.3"  # SCRIPT demo 5: 590^2 x 4 bytes
 SM_REGISTER_FILE_BYTES = 256 * 1024  # SCRIPT demo 5; H100 whitepaper: 64K 32-bit registers
@@ -123,13 +121,10 @@ ATTN_BYTES_FACTOR = 33  # ART 3.3: "33x fewer bytes"
 ATTN_NAIVE_MS, ATTN_MIN_MS, ATTN_SPEEDUP = "0.089", "0.028", "3.2"  # ART 3.3
 # ART 3.4: (2x compute, 2x bandwidth) speedups on A100.
 SPEEDUPS = {
-    "add": ("1.00x", "2.00x"),
-    "layernorm": ("1.00x", "2.00x"),
-    "softmax naive": ("1.00x", "2.00x"),
-    "gemm 512": ("2.00x", "1.00x"),
-    "attention naive": ("1.00x", "2.00x"),
-    "attention min": ("2.00x", "1.00x"),
-}
+    "add": ("1.00x", "2.00x"), "layernorm": ("1.00x", "2.00x"),
+    "softmax naive": ("1.00x", "2.00x"), "gemm 512": ("2.00x", "1.00x"),
+    "attention naive": ("1.00x", "2.00x"), "attention min": ("2.00x", "1.00x"),
+}  # fmt: skip
 # ART 4.2 and exercise 3: GEMM [M, 4096] x [4096, 4096] crossover on A100.
 GEMM_CROSSOVER = (128, 256)
 GEMM_I_128, GEMM_I_256 = "120.47", "227.56"

@@ -82,15 +82,10 @@ def _along(xs: Sequence[float], ys: Sequence[float], per_segment: int = 8) -> li
     return [*out, pts[-1]]
 
 
-def place_labels(
-    ax: Any,
-    points: Sequence[tuple[float, float]],
-    texts: Sequence[str] = (),
-    fontsize: float = 8,
-    color: str = "black",
-    obstacles: Sequence[tuple[float, float]] = (),
-    pad: float = 0.0,
-) -> None:
+def place_labels(ax: Any, points: Sequence[tuple[float, float]], texts: Sequence[str] = (),
+                 fontsize: float = 8, color: str = "black",
+                 obstacles: Sequence[tuple[float, float]] = (),
+                 pad: float = 0.0) -> None:  # fmt: skip
     """Annotate points, each label at the first offset whose box stays inside the axes and
     clear of markers, texts, the legend and `obstacles`; `pad` (points) pushes it out."""
     texts = texts or [str(k) for k in range(1, len(points) + 1)]  # no texts: numbered 1, 2, ...
@@ -250,15 +245,9 @@ def batch_sweep_figure(
 
 # --- (c) The stacked memory ledger and the overhead comparison ---------------
 @style.figure
-def memory_ledger_figure(
-    path: str | os.PathLike[str],
-    spec: ledger.ModelSpec,
-    batches: Sequence[int],
-    rate: float,
-    low_rate: float,
-    budget_bytes: float,
-    title: str = "Memory ledger",
-) -> str:
+def memory_ledger_figure(path: str | os.PathLike[str], spec: ledger.ModelSpec,
+                         batches: Sequence[int], rate: float, low_rate: float, budget_bytes: float,
+                         title: str = "Memory ledger") -> str:  # fmt: skip
     """Stacked four-term ledger at `rate` and totals at `rate` vs `low_rate` against a budget."""
     at = [ledger.model_ledger(spec, b, rate) for b in batches]
     low = [ledger.model_ledger(spec, b, low_rate) for b in batches]

@@ -22,15 +22,11 @@ def level_color(name: str, order: Sequence[str]) -> str:
 
 
 @style.figure
-def bandwidth_sweep_figure(
-    path: str | os.PathLike[str],
-    sizes: Sequence[float],
-    measured: Sequence[float],
-    corrected: Sequence[float | None],
-    caches: Sequence[tuple[str, int]],
-    plateaus: Sequence[tuple[str, float, float, float]],
-    call_cost_limit: float | None = None,
-) -> str:
+def bandwidth_sweep_figure(path: str | os.PathLike[str], sizes: Sequence[float],
+                           measured: Sequence[float], corrected: Sequence[float | None],
+                           caches: Sequence[tuple[str, int]],
+                           plateaus: Sequence[tuple[str, float, float, float]],
+                           call_cost_limit: float | None = None) -> str:  # fmt: skip
     """Bandwidth (GB/s) against working set, caches (label, bytes) marked, plateaus (level,
     lo bytes, hi bytes, bytes/s) drawn over their ranges."""
     fig, ax = style.new_figure(height=4.6)
@@ -77,14 +73,11 @@ def bandwidth_sweep_figure(
 
 
 @style.figure
-def hierarchical_roofline_figure(
-    path: str | os.PathLike[str],
-    roofs: Sequence[tuple[str, float]],
-    peak: float,
-    operations: Sequence[tuple[str, float, float, str]],
-    extra_roofs: Sequence[tuple[str, float]] = (),
-    title: str = "Hierarchical roofline of this machine",
-) -> str:
+def hierarchical_roofline_figure(path: str | os.PathLike[str], roofs: Sequence[tuple[str, float]],
+                                 peak: float, operations: Sequence[tuple[str, float, float, str]],
+                                 extra_roofs: Sequence[tuple[str, float]] = (),
+                                 title: str = "Hierarchical roofline of this machine",
+                                 ) -> str:  # fmt: skip
     """A memory roof per level, (level, bytes/s), extra_roofs dashed, the compute roof, and
     operations (label, FLOP/byte, FLOP/s, level whose colour to use or '' for black)."""
     fig, ax = style.new_figure(height=5.4)

@@ -29,14 +29,9 @@ def direction(before: float, after: float, fmt: Fmt = _plain) -> int:
     return 1 if after > before else -1
 
 
-def change(
-    before: float,
-    after: float,
-    fmt: Fmt = _plain,
-    unit: str = "",
-    words: tuple[str, str, str] = ("rises", "falls", "stays at"),
-    factor: bool = False,
-) -> str:
+def change(before: float, after: float, fmt: Fmt = _plain, unit: str = "",
+           words: tuple[str, str, str] = ("rises", "falls", "stays at"),
+           factor: bool = False) -> str:  # fmt: skip
     """'rises from a to b' / 'falls from a to b' / 'stays at a' (`words`: up, down, same), an
     optional '(x1.50)'; `unit` follows the last number ('' or ' FLOP/B')."""
     up, down, same = words

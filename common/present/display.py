@@ -39,14 +39,8 @@ def _plain(text: str) -> str:
 class Table:
     """A table: header cells, rows of cells, an optional title and a note under it."""
 
-    def __init__(
-        self,
-        headers: Sequence[str],
-        rows: Iterable[Sequence[object]],
-        title: str = "",
-        note: str = "",
-        keep: Iterable[int] = (),
-    ) -> None:
+    def __init__(self, headers: Sequence[str], rows: Iterable[Sequence[object]], title: str = "",
+                 note: str = "", keep: Iterable[int] = ()) -> None:  # fmt: skip
         self.headers = [str(h) for h in headers]
         self.rows = [[str(c) for c in row] for row in rows]
         self.title, self.note = title, note

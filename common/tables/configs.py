@@ -21,7 +21,9 @@ REQUIRED = object()
 
 LLAMA_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3")
 GEMMA_TYPES = ("gemma2", "gemma3", "gemma3_text")
-MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss", "glm4_moe")
+LLAMA4_TYPES = ("llama4", "llama4_text")  # the multimodal config nests the text model's
+MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss", "glm4_moe",
+             *LLAMA4_TYPES)  # fmt: skip
 FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
 # A model that ships its own model_type (Kimi K2's "kimi_k2") but names a family's model
 # class in ``architectures`` is read as that family: transformers' class names
@@ -33,6 +35,7 @@ ARCHITECTURES = {
     "MixtralForCausalLM": "mixtral", "Qwen2MoeForCausalLM": "qwen2_moe",
     "Qwen3MoeForCausalLM": "qwen3_moe", "DeepseekV3ForCausalLM": "deepseek_v3",
     "GptOssForCausalLM": "gpt_oss", "Glm4MoeForCausalLM": "glm4_moe", "GPT2LMHeadModel": "gpt2",
+    "Llama4ForConditionalGeneration": "llama4", "Llama4ForCausalLM": "llama4_text",
 }  # fmt: skip
 
 # Defaults of transformers' configuration classes (huggingface/transformers,
@@ -46,6 +49,10 @@ ARCHITECTURES = {
 #   head_dim = hidden_size / num_attention_heads, tie_word_embeddings=False.
 GEMMA2_DEFAULTS = {"num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 8192,
                    "tie_word_embeddings": True, "sliding_window": 4096}  # fmt: skip
+# Llama4TextConfig: head_dim 128, one expert a token, every layer routed, chunks of 8,192
+#   tokens on the layers with RoPE (all but every fourth), a shared expert beside the routed.
+LLAMA4_DEFAULTS = {"head_dim": 128, "num_experts_per_tok": 1, "interleave_moe_layer_step": 1,
+                   "attention_chunk_size": 8192, "no_rope_layer_interval": 4}  # fmt: skip
 GEMMA3_DEFAULTS = {"vocab_size": 262208, "num_attention_heads": 8, "num_key_value_heads": 4,
                    "head_dim": 256, "max_position_embeddings": 131072,
                    "tie_word_embeddings": True, "sliding_window": 4096,
@@ -99,8 +106,9 @@ def _sliding(k: _Keys, layers: int) -> tuple[int, int]:
     if isinstance(types, list) and types:
         if len(types) != layers or not all(isinstance(t, str) for t in types):
             raise ValueError(f"config key 'layer_types' must list one name per layer ({layers})")
-        n = sum(t == "sliding_attention" for t in types)
-        return (k.int("sliding_window"), n) if n else (0, 0)
+        n = sum(t in ("sliding_attention", "chunked_attention") for t in types)
+        window = "attention_chunk_size" if k.kind in LLAMA4_TYPES else "sliding_window"
+        return (k.int(window), n) if n else (0, 0)
     if k.kind == "gemma2":
         return k.int("sliding_window"), (layers + 1) // 2  # even layers slide
     if k.kind in ("gemma3", "gemma3_text"):
@@ -113,6 +121,14 @@ def _sliding(k: _Keys, layers: int) -> tuple[int, int]:
             return 0, 0
         first = k.int("max_window_layers", least=0)  # layers from this index on slide
         return k.int("sliding_window"), max(0, layers - first)
+    if k.kind in LLAMA4_TYPES:  # chunked attention on the RoPE layers, read as a window
+        rope = k.raw("no_rope_layers", None)  # 1: a layer with RoPE (chunked), 0: a global one
+        if rope is None:
+            every = k.int("no_rope_layer_interval")
+            rope = [int((i + 1) % every != 0) for i in range(layers)]
+        if not isinstance(rope, list) or len(rope) < layers or any(r not in (0, 1) for r in rope):
+            raise ValueError(f"config key 'no_rope_layers' must hold 0 or 1 for {layers} layers")
+        return k.int("attention_chunk_size"), sum(rope[:layers])
     if k.kind in ("mistral", "mixtral", "phi3") and k.config.get("sliding_window") is not None:
         return k.int("sliding_window"), layers  # every layer
     return 0, 0
@@ -149,10 +165,10 @@ def _model(config: object, path: str) -> Model:
     name = _name(config, path)
     if kind not in FAMILIES and name in ARCHITECTURES:
         kind = ARCHITECTURES[name]
-    if kind == "gemma3":  # the text model's keys sit under text_config
+    if kind in ("gemma3", "llama4"):  # the text model's keys sit under text_config
         text = config.get("text_config")
         if not isinstance(text, dict):
-            raise ValueError(f"{where} lacks 'text_config' (gemma3 family)")
+            raise ValueError(f"{where} lacks 'text_config' ({kind} family)")
         config = text
     if kind not in FAMILIES:
         raise ValueError(
@@ -160,7 +176,8 @@ def _model(config: object, path: str) -> Model:
             f"supported: {', '.join(FAMILIES)}"
         )
     defaults = {"gemma2": GEMMA2_DEFAULTS, "gemma3": GEMMA3_DEFAULTS,
-                "gemma3_text": GEMMA3_DEFAULTS}.get(kind, {})  # fmt: skip
+                "gemma3_text": GEMMA3_DEFAULTS,
+                **dict.fromkeys(LLAMA4_TYPES, LLAMA4_DEFAULTS)}.get(kind, {})  # fmt: skip
     k = _Keys(config, where, kind, defaults)
     if kind == "gpt2":  # GPT-2's own keys: heads of n_embd / n_head, an ungated MLP, tied
         d, heads = k.int("n_embd"), k.int("n_head")
@@ -201,7 +218,8 @@ def _model(config: object, path: str) -> Model:
             extra += heads * d_head + 2 * kv * d_head + d + heads + E * (2 * f + d)
         if kind == "qwen2_moe":
             extra += d  # shared_expert_gate, a d x 1 projection
-    ff = k.int("intermediate_size", fields.get("d_ff_expert", REQUIRED))
+    dense_ff = "intermediate_size_mlp" if kind in LLAMA4_TYPES else "intermediate_size"
+    ff = k.int(dense_ff, fields.get("d_ff_expert", REQUIRED))
     window, sliding = _sliding(k, L)
     tie = k.raw("tie_word_embeddings", False)
     if not isinstance(tie, bool):
@@ -217,11 +235,19 @@ def _model(config: object, path: str) -> Model:
 
 def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
     """A mixture's expert fields (gpt-oss's router, DeepSeek-V3's bias: a bias per expert)."""
-    if kind in ("mixtral", "gpt_oss"):
+    if kind in ("mixtral", "gpt_oss", *LLAMA4_TYPES):
         E, f = k.int("num_local_experts"), k.int("intermediate_size")
         top = k.int("experts_per_token" if kind == "gpt_oss" else "num_experts_per_tok")
-        return {"n_experts": E, "experts_per_token": top, "d_ff_expert": f,
-                "router_bias": kind == "gpt_oss"}  # fmt: skip
+        fields = {"n_experts": E, "experts_per_token": top, "d_ff_expert": f,
+                  "router_bias": kind == "gpt_oss"}  # fmt: skip
+        if kind in LLAMA4_TYPES:  # routed layers (i + 1) % step == 0, each with a shared expert
+            moe = k.raw("moe_layers", None)
+            if moe is None:
+                step = k.int("interleave_moe_layer_step")
+                moe = list(range(step - 1, layers, step))
+            routed = set(_indices(moe, "moe_layers", layers))
+            fields.update(d_ff_shared=f, dense_layers=layers - len(routed))
+        return fields
     top, f = k.int("num_experts_per_tok"), k.int("moe_intermediate_size")
     if kind in ("deepseek_v3", "glm4_moe"):
         E, shared = k.int("n_routed_experts"), k.int("n_shared_experts", 0, 0) * f
@@ -230,11 +256,7 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
         E = k.int("num_experts")
         shared = k.int("shared_expert_intermediate_size") if kind == "qwen2_moe" else 0
         step = k.int("decoder_sparse_step", 1)
-        dense_only = k.raw("mlp_only_layers", [])
-        if not isinstance(dense_only, list) or not all(
-            type(i) is int and 0 <= i < layers for i in dense_only
-        ):
-            raise ValueError("config key 'mlp_only_layers' must be a list of layer indices")
+        dense_only = _indices(k.raw("mlp_only_layers", []), "mlp_only_layers", layers)
         # layer i is routed when (i + 1) % step == 0 and i is not listed
         listed = {i for i in dense_only if (i + 1) % step == 0}
         dense = layers - (layers // step - len(listed))
@@ -242,6 +264,13 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
         raise ValueError(f"config key 'num_experts_per_tok' ({top}) exceeds the experts ({E})")
     return {"n_experts": E, "experts_per_token": top, "d_ff_expert": f, "d_ff_shared": shared,
             "dense_layers": dense, "router_bias": kind in ("deepseek_v3", "glm4_moe")}  # fmt: skip
+
+
+def _indices(value: object, key: str, layers: int) -> list[int]:
+    """`value` as a list of layer indices; ValueError naming the config key otherwise."""
+    if not isinstance(value, list) or not all(type(i) is int and 0 <= i < layers for i in value):
+        raise ValueError(f"config key {key!r} must be a list of layer indices")
+    return value
 
 
 def read_config(path: str | os.PathLike) -> Model:

@@ -230,11 +230,10 @@ def test_a_run_prints_what_the_terminal_prints_and_table_driven_exercises_have_p
     cases = [("lecture", stem, []) for stem in LECTURES]  # every panel, its defaults
     cases += [
         ("lecture", with_flag("--model", "--chip"), ["--model", "llama-2-7b", "--chip", "h200"]),
-        ("lecture", llm, ["--chip", "h100", "--precision", "fp8"]),
-        ("exercise", "v5e-int8", []),
+        ("lecture", llm, ["--chip", "h100", "--precision", "fp8"]), ("exercise", "v5e-int8", []),
         ("lecture", llm, ["--chip", "nope"]),
         ("lecture", llm, ["--chip", "tpu-v5e", "--precision", "fp8"]),
-    ]
+    ]  # fmt: skip
     requests = [{"kind": k, "target": t, "args": a, "table": TABLE} for k, t, a in cases]
     doubled = re.sub(r"flops\(([0-9.e]+)", lambda m: f"flops({2 * float(m.group(1))!r}", TABLE)
     assert doubled != TABLE

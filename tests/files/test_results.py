@@ -129,12 +129,9 @@ def _make_bad_file(kind: str, path: Path, this_machine: dict) -> None:
 
 
 BAD_KINDS = {
-    "missing": "no results file",
-    "corrupt": "corrupt",
-    "not an object": "corrupt",
-    "other version": "format version",
-    "other machine": "another machine",
-}
+    "missing": "no results file", "corrupt": "corrupt", "not an object": "corrupt",
+    "other version": "format version", "other machine": "another machine",
+}  # fmt: skip
 
 
 def _ridged(**changes: float) -> dict:
@@ -295,14 +292,11 @@ def _doc(this_machine: dict, **machine_changes: object) -> dict:
 
 
 BAD_MACHINES = {
-    "blas a string": {"blas": "openblas"},
-    "blas a list": {"blas": ["openblas", 2]},
+    "blas a string": {"blas": "openblas"}, "blas a list": {"blas": ["openblas", 2]},
     "blas_env a list": {"blas_env": ["OPENBLAS_CORETYPE"]},
-    "cores a string": {"cores": "2"},
-    "cores a bool": {"cores": True},
-    "cpu a number": {"cpu": 7},
+    "cores a string": {"cores": "2"}, "cores a bool": {"cores": True}, "cpu a number": {"cpu": 7},
     "blas value a dict": {"blas": {"library": {"name": "openblas"}}},
-}
+}  # fmt: skip
 
 
 # (what makes the file unusable, the words its one line says); None: _make_bad_file's kind

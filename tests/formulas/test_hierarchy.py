@@ -243,12 +243,9 @@ def test_corrected_bandwidth_math() -> None:
     assert hierarchy.call_cost_limit_bytes(sizes[2:], seconds[2:], fixed[2:]) is None
     record = hierarchy.call_costs(4e-7, 6e-7, 6.5e-7)
     assert record == {
-        "call_seconds": 4e-7,
-        "gil_seconds": pytest.approx(0.5e-7),
-        "gil_threshold_elements": 500,
-        "below_threshold_seconds": 6e-7,
-        "above_threshold_seconds": 6.5e-7,
-    }
+        "call_seconds": 4e-7, "gil_seconds": pytest.approx(0.5e-7), "gil_threshold_elements": 500,
+        "below_threshold_seconds": 6e-7, "above_threshold_seconds": 6.5e-7,
+    }  # fmt: skip
     assert hierarchy.call_costs(4e-7, 6e-7, 5e-7)["gil_seconds"] == 0.0  # noise: never negative
     assert hierarchy.call_costs(4e-7, None, 5e-7)["gil_seconds"] == 0.0
     assert hierarchy.call_costs(4e-7, 6e-7, None)["gil_seconds"] == 0.0

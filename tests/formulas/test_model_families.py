@@ -91,6 +91,17 @@ TINY = {
     "glm4_moe": ({**DEEPSEEK, "model_type": "glm4_moe", "num_hidden_layers": 2, "head_dim": 8,
                   "num_key_value_heads": 1, "attention_bias": True, "use_qk_norm": True},
                  2 * 816 + 1536 + 1988 + 80 + 320, 2 * 816 + 1536 + 1988 + 80 + 320 - 768),
+    # llama4 nested, every second layer routed (1 and 3), each with a shared expert: d 16,
+    # 2 heads of 8, 1 KV head: attention 768 a layer, x4; routed 4*3*16*8 + shared 384 +
+    # router 64 = 1,984, x2; dense 3*16*32 = 1,536, x2; norms 4*32 + 16; embedding and head
+    # 2*160. Active: 2 layers x 3 idle x 384 fewer.
+    "llama4": ({"model_type": "llama4", "text_config": {
+                    "hidden_size": 16, "num_hidden_layers": 4, "num_attention_heads": 2,
+                    "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 8,
+                    "intermediate_size_mlp": 32, "num_local_experts": 4,
+                    "interleave_moe_layer_step": 2, "vocab_size": 10,
+                    "max_position_embeddings": 64}},
+               4 * 768 + 2 * 1984 + 2 * 1536 + 144 + 320, 10576 - 2 * 3 * 384),
     # gpt2: d 64, 4 heads, n_inner 4*64: attention 4*64*64, MLP 2*64*256, norms 2*64 + 64
     # (biases left out), one tied embedding 100*64.
     "gpt2": ({"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100},
@@ -118,13 +129,17 @@ def test_released_models_match_their_published_counts(key: str) -> None:
         assert tf.active_parameter_count(m) - embedding == pytest.approx(p.active, abs=p.digits)
 
 
-def test_a_config_may_have_no_shared_expert_and_its_refusals_name_file_key_and_value(
-    tmp_path,
-) -> None:
+def test_no_shared_expert_llama4_chunks_and_refusals_naming_file_key_value(tmp_path) -> None:
     # DeepSeek-V3 with n_shared_experts 0: the tiny count less its 2 MoE layers' shared 384.
     m = model_from_config({**DEEPSEEK, "n_shared_experts": 0})
     total, active = TINY["deepseek_v3"][1:]
     assert (tf.parameter_count(m), tf.active_parameter_count(m)) == (total - 768, active - 768)
+    # Llama 4: the RoPE layers (all but every fourth) attend in chunks, read as a window
+    text = TINY["llama4"][0]["text_config"]
+    l4 = model_from_config({"model_type": "llama4_text", **text})
+    assert (l4.sliding_window, l4.sliding_layers, l4.dense_layers) == (8192, 3, 2)
+    with pytest.raises(ValueError, match=r"'no_rope_layers' must hold 0 or 1 for 4 layers$"):
+        model_from_config({"model_type": "llama4_text", **text, "no_rope_layers": [1, 2, 1, 0]})
     with pytest.raises(ValueError, match=r"^my\.json lacks 'hidden_size' \(llama family\)$"):
         model_from_config({k: v for k, v in BASE.items() if k != "hidden_size"}, "my.json")
     with pytest.raises(ValueError, match=r"'num_hidden_layers' must .*, got 'two'$"):

@@ -199,12 +199,12 @@ def test_bare_python3_answers_and_refuses_in_one_line(tmp_path) -> None:
     assert bad.stderr == (
         f"common.predict: error: unsupported model_type 'falcon' in {path}; supported: llama, "
         "mistral, qwen2, qwen3, phi3, gemma2, gemma3, gemma3_text, mixtral, qwen2_moe, qwen3_moe, "
-        "deepseek_v3, gpt_oss, glm4_moe, gpt2 (see --help)\n"
+        "deepseek_v3, gpt_oss, glm4_moe, llama4, llama4_text, gpt2 (see --help)\n"
     )
     # every family answers, well under a second on a quiet machine (loaded CI gets slack)
     for key, published in ALL.items():
         path.write_text(json.dumps(published.config))
-        gpus = "8" if key == "deepseek-v3" else "2"
+        gpus = "8" if key in ("deepseek-v3", "llama-4-maverick") else "2"
         flags = ["--config", str(path), "--gpus", gpus, "--precision", "fp8", "--json"]
         start = time.perf_counter()
         done = subprocess.run([*run, *flags, "--chip", "h200"], cwd=REPO, capture_output=True,

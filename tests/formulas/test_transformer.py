@@ -267,15 +267,10 @@ def test_critical_batch_reference_values() -> None:
     shapes = {s.name: s for s in tf.weight_matmul_shapes(m, MIXED)}
     d, q, kv, ff, V, L = 8192, 64 * 128, 8 * 128, 28672, 128256, 80
     assert {n: (s.K, s.N, s.count) for n, s in shapes.items()} == {
-        "Q projection": (d, q, L),
-        "K projection": (d, kv, L),
-        "V projection": (d, kv, L),
-        "output projection": (q, d, L),
-        "gate projection": (d, ff, L),
-        "up projection": (d, ff, L),
-        "down projection": (ff, d, L),
-        "LM head": (d, V, 1),
-    }
+        "Q projection": (d, q, L), "K projection": (d, kv, L), "V projection": (d, kv, L),
+        "output projection": (q, d, L), "gate projection": (d, ff, L),
+        "up projection": (d, ff, L), "down projection": (ff, d, L), "LM head": (d, V, 1),
+    }  # fmt: skip
     k = shapes["K projection"]
     assert (k.x_bytes, k.w_bytes, k.out_bytes) == (A, W, KV)  # K lands in the cache
     assert (shapes["LM head"].x_bytes, shapes["LM head"].out_bytes) == (A, A)

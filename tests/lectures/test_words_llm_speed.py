@@ -182,14 +182,11 @@ def test_model_and_parameter_sections_by_hand() -> None:
     m = model(published_params=1e9, params_source="src")
     group = page.parameter_section(setup(m), PARTS, 1_000_000_000)
     assert rows(group) == [
-        ["part", "formula", "parameters", "share"],
-        ["embedding", "V d", "100.00 M", "10.0%"],
+        ["part", "formula", "parameters", "share"], ["embedding", "V d", "100.00 M", "10.0%"],
         ["attention", "L (2 d Hq dh + 2 d Hkv dh)", "200.00 M", "20.0%"],
-        ["mlp", "L 3 d d_ff", "600.00 M", "60.0%"],
-        ["norms", "(2 L + 1) d", "1.00 M", "0.1%"],
-        ["lm_head", "V d", "99.00 M", "9.9%"],
-        ["total", "", "1.00 G", "100.0%"],
-    ]
+        ["mlp", "L 3 d d_ff", "600.00 M", "60.0%"], ["norms", "(2 L + 1) d", "1.00 M", "0.1%"],
+        ["lm_head", "V d", "99.00 M", "9.9%"], ["total", "", "1.00 G", "100.0%"],
+    ]  # fmt: skip
     assert "Published size: 1.00 G (src)." in prose(group)
     # MLP 60.0%, attention 20.0%, embedding + head 19.9%; 1e9 x 2 B = 2.00 GB
     assert observed(group) == [

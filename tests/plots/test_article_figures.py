@@ -154,12 +154,8 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
 def test_a_point_on_an_earlier_one_is_a_ring_grown_5_points_a_point_covered(
     caught, intensity, rate, ring, c_covers
 ) -> None:
-    points = [
-        article.MeasuredPoint("a", 1.0, 10e9, "memory"),
-        article.MeasuredPoint("b", intensity, rate, "memory"),
-        article.MeasuredPoint("c", 1.0, 10.5e9, "memory"),
-        article.MeasuredPoint("far", 1.5, 10e9, "memory"),
-    ]
+    seen = (("a", 1.0, 10e9), ("b", intensity, rate), ("c", 1.0, 10.5e9), ("far", 1.5, 10e9))
+    points = [article.MeasuredPoint(*p, "memory") for p in seen]
     article.local_roofline_figure("l.png", 1000e9, 50e9, points)
     ax = caught[0].axes[0]
     marks = {ln.get_label(): ln for ln in ax.get_lines() if ln.get_label()[:1].isdigit()}
