@@ -66,8 +66,8 @@ def make_parser() -> LectureParser:
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
     parser.add_argument(
         "--precision", type=one_of(BYTES_PER_ELEM, "precision"), default="bf16",
-        help=f"weights: {', '.join(BYTES_PER_ELEM)} (bf16; the KV cache's: per --engine; below "
-        "16 bits on a chip with no peak for them, weight-only: the matmuls in bf16)",
+        help=f"weights: {', '.join(BYTES_PER_ELEM)} (bf16; the KV cache's: per --engine; 16 bits "
+        "or fewer on a chip with no peak for them: the matmuls at its bf16 peak, weight-only)",
     )  # fmt: skip
     parser.add_argument(
         "--engine", type=one_of(ENGINES, "engine"),

@@ -556,11 +556,11 @@ def engine_dtypes(precision: str, engine: str) -> DTypes:
 
 
 def compute_precision(chip: Chip, precision: str) -> str:
-    """The matmuls' precision: `precision` where `chip` has its peak or it is 16-bit or wider,
-    else the 16-bit network's (engines.WEIGHT_ONLY: the weights widened in the kernel)."""
+    """The matmuls' precision: `precision` where `chip` has its peak or it is wider than 16
+    bits, else the 16-bit network's (engines.WEIGHT_ONLY: fp16 at bf16's rate, int4 widened)."""
     wide = engines.LOW_PRECISION_ACTIVATIONS
-    narrow = bytes_per_elem(precision) < bytes_per_elem(wide)
-    return wide if narrow and precision not in chip.precisions else precision
+    fits = bytes_per_elem(precision) <= bytes_per_elem(wide)
+    return wide if fits and precision not in chip.precisions else precision
 
 
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:

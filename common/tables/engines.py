@@ -133,12 +133,12 @@ QUANTIZED_BODY = (
     "6.48 G linear weights at 1 byte and the 2 x 131.1 M of embedding and LM head at 2; "
     + KV_CHECKED
 )
-#: Sub-16-bit weights on a chip with no peak at their precision: weight-only quantization, the
-#: matmuls compute in the 16-bit network, each weight widened inside the kernel.
+#: Weights of 16 bits or fewer on a chip with no peak at their precision: the matmuls run at
+#: the 16-bit network's peak, narrower weights widened inside the kernel (weight-only).
 WEIGHT_ONLY = (
-    "{chip} has no {p} peak: the matmuls compute in {wide}, the {p} weights widened inside the "
-    "kernel (weight-only quantization, as IST-DASLab/marlin's 'FP16xINT4 matmul kernel', README "
-    "at commit 2f6d7c1, and the engines built on it)"
+    "{chip} has no {p} peak: the matmuls run at its {wide} peak, the weights read as {p} (below 16 "
+    "bits widened inside the kernel, weight-only quantization as IST-DASLab/marlin's 'FP16xINT4 "
+    "matmul kernel', README at commit 2f6d7c1; NVIDIA's datasheets give FP16 the BF16 rate)"
 )
 
 

@@ -379,9 +379,9 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
     assert head["LM head"].weight_bytes == 2 * 4096 * 32000  # bf16
     assert fp8.describe().startswith("fp8 weights (bf16 embedding and LM head), fp8 KV cache")
     # weights below 16 bits on a chip with no peak for them compute in bf16 (weight-only)
-    pairs = ("h100 int4", "a100 int4", "h100 fp8", "b200 nvfp4", "a100 fp32")
+    pairs = ("h100 int4", "a100 int4", "h100 fp8", "b200 nvfp4", "a100 fp32", "h100 fp16")
     got = [predict.compute_precision(get_chip(c), p) for c, p in map(str.split, pairs)]
-    assert got == ["bf16", "bf16", "fp8", "nvfp4", "fp32"]  # fp32: its own (no peak: an error)
+    assert got == ["bf16", "bf16", "fp8", "nvfp4", "fp32", "bf16"]  # fp32: no peak, an error
     led = tf.prefill_ledger(pub.LLAMA_2_70B, 1, 128, fp8)
     curve = {4: ((2**20, 40e-6), (2**22, 70e-6))}  # 40 us at 1 MiB, 70 us at 4 MiB
     at_2mib = 40e-6 + 30e-6 * (2**21 - 2**20) / (2**22 - 2**20)  # 50 us

@@ -108,7 +108,7 @@ def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys
         beyond = got["terms"]["decode_step"]["all-reduce beyond ring bytes"]
         assert beyond == pytest.approx(2 * (us - 128 / 450e9))
     int4 = run_json(tmp_path, LLAMA, *flags, "--precision", "int4", capsys=capsys)["left_out"]
-    assert "H100 SXM has no int4 peak: the matmuls compute in bf16, the int4 weights" in int4[0]
+    assert "H100 SXM has no int4 peak: the matmuls run at its bf16 peak, the weights" in int4[0]
     tpu = run_json(tmp_path, GPT2, "--chip", "tpu-v5e", capsys=capsys)
     assert tpu["terms"]["decode_step"]["kernel floor"] == 0.0
     assert any("no per-shape GEMM" in note for note in tpu["left_out"])
