@@ -156,14 +156,14 @@ SMALL_KERNELS = ("RMSNorm", "residual add", "SiLU x up", "rotary embedding")
 class ChipTerms:
     """What one chip generation's kernels measurably reach (None: nobody published it)."""
 
-    gemm: Mapping[int, tuple[Term, ...]]  # TP degree g -> the GEMM's time at each GEMM_ROWS
-    one_row: Mapping[int, tuple[Term, ...]]  # g -> each ROLE_SHAPES GEMM's time at one row
-    small_kernels: tuple[Term, ...]  # SMALL_KERNELS' times at one token
+    gemm: Mapping[int, tuple[Term, ...]]  #: TP degree g -> the GEMM's time at each GEMM_ROWS
+    one_row: Mapping[int, tuple[Term, ...]]  #: g -> each ROLE_SHAPES GEMM's time at one row
+    small_kernels: tuple[Term, ...]  #: SMALL_KERNELS' times at one token
     allreduce: Mapping[int, tuple[tuple[float, float], ...]] | None
     allreduce_source: str
-    measured_on: str  # the chip key whose datasheet the shares are taken against
-    note: str = ""  # how the figures reach a chip they were not measured on
-    l2: Term | None = None  # L2 bandwidth, B/s (GPU_BENCHES_L2)
+    measured_on: str  #: the chip key whose datasheet the shares are taken against
+    note: str = ""  #: how the figures reach a chip they were not measured on
+    l2: Term | None = None  #: L2 bandwidth, B/s (GPU_BENCHES_L2)
 
 
 #: vidur's profile (VIDUR_MLP), ms, by (generation, g): the GEMM on one of g GPUs at GEMM_ROWS,
