@@ -616,7 +616,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             hbm *= engines.HBM_SHARE_CALIBRATION[chip.key].value / one
         else:  # each other projection at its own shape's measured share, K / g or N / g wide
             roles = zip(engines.ROLE_SHAPES, terms.one_row[degree], strict=True)
-            role_hbm = tuple((op, weight_share(k // degree ** (1 - cut), n // degree**cut, t.value))
+            role_hbm = tuple((op, weight_share(*engines.shard(k, n, cut, degree), t.value))
                              for (k, n, cut, ops), t in roles for op in ops)  # fmt: skip
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
         curve = terms.allreduce  # the node's NCCL curve, unless the engine has its own kernel:

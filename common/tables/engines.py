@@ -193,6 +193,11 @@ VIDUR_SMALL_S = {
 }
 
 
+def shard(k: int, n: int, cut: int, g: int) -> tuple[int, int]:
+    """One GPU's [K, N] of a weight that g-way tensor parallelism cuts along K (cut 0) or N (1)."""
+    return k // g ** (1 - cut), n // g**cut
+
+
 def _vidur(
     gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str, note: str = "", l2=None
 ) -> ChipTerms:
@@ -207,10 +212,11 @@ def _vidur(
         )
         for g, row in rows.items()
     }
-    one_row = {  # each ROLE_SHAPES GEMM's shard [K / g, N] or [K, N / g] at one row
-        g: tuple(Term(f"{'/'.join(o.split()[0] for o in ops)} projection GEMM [1, "
-                      f"{k // g ** (1 - cut):,}] x [.., {n // g**cut:,}], {name}", ms * MS, src)
-                 for (k, n, cut, ops), ms in zip(ROLE_SHAPES, row[n_rows:], strict=True))
+    one_row = {  # each ROLE_SHAPES GEMM's shard at one row
+        g: tuple(Term(f"{'/'.join(o.split()[0] for o in ops)} projection GEMM [1, {kg:,}] x "
+                      f"[.., {ng:,}], {name}", ms * MS, src)
+                 for (k, n, cut, ops), ms in zip(ROLE_SHAPES, row[n_rows:], strict=True)
+                 for kg, ng in [shard(k, n, cut, g)])
         for g, row in rows.items()
     }  # fmt: skip
     small = tuple(

@@ -182,15 +182,10 @@ class ExerciseDirective(SphinxDirective):
             "dropdown",
             classes,  # for the transforms that run before sphinx-design's (runner.py)
             children=[nodes.rubric("Worked answer", "Worked answer"), *body],
-            opened=False,
-            type="dropdown",
-            has_title=True,
-            icon=None,
-            chevron=None,
+            opened=False, type="dropdown", has_title=True, icon=None, chevron=None,
             container_classes=["sd-mb-3", *classes],  # on the <details> sphinx-design writes
-            title_classes=[],
-            body_classes=["exercise-answer-body"],
-        )
+            title_classes=[], body_classes=["exercise-answer-body"],
+        )  # fmt: skip
         return parsed
 
 
