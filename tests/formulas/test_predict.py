@@ -378,7 +378,7 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
     head = dict((op.name, op) for op, _ in tf.decode_ledger(pub.LLAMA_2_7B, 1, 9, fp8).counted())
     assert head["LM head"].weight_bytes == 2 * 4096 * 32000  # bf16
     assert fp8.describe().startswith("fp8 weights (bf16 embedding and LM head), fp8 KV cache")
-    # weights below 16 bits on a chip with no peak for them compute in bf16 (weight-only)
+    # 16 bits or fewer on a chip with no peak for them: the bf16 peak (fp16 at its rate, int4)
     pairs = ("h100 int4", "a100 int4", "h100 fp8", "b200 nvfp4", "a100 fp32", "h100 fp16")
     got = [predict.compute_precision(get_chip(c), p) for c, p in map(str.split, pairs)]
     assert got == ["bf16", "bf16", "fp8", "nvfp4", "fp32", "bf16"]  # fp32: no peak, an error
