@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -22,6 +23,7 @@ field of ``common.hw_specs.Chip`` in its own unit. Standard library only.
 
 from __future__ import annotations
 
+# fmt: off
 FIGURES: dict[str, dict[str, float]] = {
 '''
 
@@ -39,16 +41,25 @@ def figures() -> dict[str, dict[str, float]]:
     return table
 
 
+def literal(value: float) -> str:
+    """`value` as its shortest exact float literal: 312e12, 1.3995e12, 233472.0."""
+    text = str(Decimal(repr(value)).normalize()).lower().replace("e+", "e")
+    return text if "." in text or "e" in text else f"{text}.0"
+
+
 def source(table: dict[str, dict[str, float]]) -> str:
-    """The module's text for `table`."""
-    lines = [HEADER]
+    """The module's text for `table`: one chip a row, wrapped at 100 columns."""
+    lines = [HEADER.rstrip("\n")]
     for key, row in table.items():
-        lines.append(f'    "{key}": {{\n')
-        # a float as ruff formats it: 1.5e16, not 1.5e+16
-        lines += [f'        "{n}": {v!r},\n'.replace("e+", "e") for n, v in row.items()]
-        lines.append("    },\n")
-    lines.append("}\n")
-    return "".join(lines)
+        line, pad = f'    "{key}": {{', " " * (len(key) + 9)
+        for n, v in row.items():
+            item = f'"{n}": {literal(v)}'
+            if len(line) + len(item) + 3 > 100:  # the item, its comma and the closing "},"
+                lines.append(line.rstrip())
+                line = pad
+            line += item + ", "
+        lines.append(line[:-2] + "},")
+    return "\n".join([*lines, "}", "# fmt: on", ""])
 
 
 def main(argv: list[str]) -> int:
