@@ -140,6 +140,9 @@ class Chip:
     achievable_flops_table: Mapping[str, Figure] = field(default_factory=dict, compare=False)
     achievable_mem_bw_figure: Figure | None = field(default=None, compare=False)
     achievable_link_bw_figure: Figure | None = field(default=None, compare=False)
+    #: GPUs one server joins on the link (a DGX or HGX node); tensor parallelism past it
+    #: crosses a network the table has no figure for. None: no boundary (TPUs share ICI)
+    node_gpus: int | None = field(default=None, compare=False)
 
     def _check(self, fig: Figure | None, what: str, missing: str = "") -> float:
         if fig is None:  # an optional figure the table leaves out
@@ -172,6 +175,12 @@ class Chip:
     def link_bw(self) -> float:
         """One-way chip-to-chip link bandwidth in bytes/s; ValueError if not listed."""
         return self._check(self.link_bw_figure, "link bandwidth")
+
+    @property
+    def node(self) -> int | None:
+        """GPUs a node joins on the link (``node_gpus``), or None where none is drawn."""
+        n = self.node_gpus
+        return None if n is None else int(positive(n, f"{self.name} node_gpus"))
 
     @property
     def smem_per_sm(self) -> float:
@@ -242,6 +251,7 @@ A100 = Chip(
     mem_capacity_figure=capacity(40e9, A100_DATASHEET),
     link_bw_figure=bandwidth(300e9, A100_DATASHEET, note="NVLink 3: 600 GB/s both ways"),
     link_name="NVLink 3",
+    node_gpus=8,  # the datasheet's server options: "NVIDIA DGX A100 with 8 GPUs"
     smem_per_sm_figure=capacity(167936, AMPERE_TUNING_GUIDE, note="164 KiB of a 192 KiB L1"),
     achievable_flops_table={
         "bf16": flops(271.2e12, MAMF_TABLE, note="row 'NVIDIA A100 SXM' (memory size not stated)"),
@@ -265,6 +275,7 @@ A100_80GB = Chip(
     mem_capacity_figure=capacity(80e9, A100_80GB_DATASHEET),
     link_bw_figure=bandwidth(300e9, A100_80GB_DATASHEET, note="NVLink 3: 600 GB/s both ways"),
     link_name="NVLink 3",
+    node_gpus=8,  # the datasheet's server options: "NVIDIA DGX A100 with 8 GPUs"
     achievable_flops_table={
         "bf16": flops(271.2e12, MAMF_TABLE, note="row 'NVIDIA A100 SXM' (memory size not stated)"),
     },
@@ -283,6 +294,7 @@ H100 = Chip(
     mem_capacity_figure=capacity(80e9, H100_DATASHEET),
     link_bw_figure=bandwidth(450e9, H100_DATASHEET, note="NVLink 4: 900 GB/s both ways"),
     link_name="NVLink 4",
+    node_gpus=8,  # the datasheet's server options: "NVIDIA DGX H100 with 8 GPUs"
     smem_per_sm_figure=capacity(233472, HOPPER_TUNING_GUIDE, note="228 KiB of a 256 KiB L1"),
     achievable_flops_table={
         "bf16": flops(794.5e12, MAMF_TABLE, note="row 'NVIDIA H100 SXM'"),
@@ -305,6 +317,7 @@ H200 = Chip(
     mem_capacity_figure=capacity(141e9, H200_DATASHEET),
     link_bw_figure=bandwidth(450e9, H200_DATASHEET, note="NVLink 4: 900 GB/s both ways"),
     link_name="NVLink 4",
+    node_gpus=8,  # the datasheet's server options: HGX H200 "with 4 or 8 GPUs"
     smem_per_sm_figure=capacity(
         233472, HOPPER_TUNING_GUIDE, note="the H100's GH100 SMs: 228 KiB of a 256 KiB L1"
     ),
@@ -343,6 +356,7 @@ B200 = Chip(
     mem_capacity_figure=capacity(180e9, HGX_B200_DATASHEET),
     link_bw_figure=bandwidth(900e9, HGX_B200_DATASHEET, note="NVLink 5: 1.8 TB/s both ways"),
     link_name="NVLink 5",
+    node_gpus=8,  # the HGX B200: 8 GPUs on NVLink 5
     achievable_flops_table={
         "bf16": flops(1745.0e12, MAMF_TABLE, note="row 'NVIDIA B200 SXM'"),
         "fp8": flops(3432.5e12, MAMF_TABLE, note="FP8 table, row 'NVIDIA B200 SXM'"),
@@ -361,6 +375,7 @@ B300 = Chip(
     mem_capacity_figure=capacity(288e9, HGX_B300_DATASHEET),
     link_bw_figure=bandwidth(900e9, HGX_B300_DATASHEET, note="NVLink 5: 1.8 TB/s both ways"),
     link_name="NVLink 5",
+    node_gpus=8,  # the HGX B300: 8 GPUs on NVLink 5
     achievable_flops_table={
         "bf16": flops(
             1769.0e12,

@@ -7,8 +7,9 @@ all-reduce, and each MoE layer's dispatch and combine added to the forecast;
 ``--speculate K --acceptance A`` drafts K tokens a step, each accepted with probability
 A, with ``--draft-config FILE`` as the draft model or else a one-layer draft head whose
 cost the output states. A throughput line per GPU closes the output.
-Standard library only; a bad flag or config, a request past the window or one whose
-weights and KV cache outgrow the GPUs' memory is one line, exit 2.
+Standard library only; a bad flag or config, a request past the window, one whose
+weights and KV cache outgrow the GPUs' memory or whose tensor parallelism spans more than
+one node (``Chip.node_gpus``) is one line, exit 2.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ def make_parser() -> LectureParser:
     which.add_argument("--model", type=one_of(table, "model"), help=", ".join(table))
     chips = f"{', '.join(CHIPS)} (a100-80gb)"
     parser.add_argument("--chip", type=one_of(CHIPS, "chip"), default="a100-80gb", help=chips)
-    parser.add_argument("--gpus", type=positive_int, help="tensor parallel (1; --ep N: N)")
+    parser.add_argument("--gpus", type=positive_int,
+                        help="tensor parallel, within one node (1; --ep N: N)")  # fmt: skip
     parser.add_argument("--batch", type=batch_size, default=1, help="sequences (1)")
     parser.add_argument("--prompt", type=positive_int, default=512, help="prompt tokens (512)")
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
@@ -114,10 +116,13 @@ def check_fits(
     if need <= cap:
         return
     heads = model.n_experts if ep else model.n_heads  # a GPU count that splits them divides them
-    fits = [g for g in range(1, heads + 1) if not heads % g and (ep or splits(model, g))
+    top = heads if ep or chip.node is None else min(heads, chip.node)  # tensor parallel: a node
+    fits = [g for g in range(1, top + 1) if not heads % g and (ep or splits(model, g))
             and memory_per_gpu(model, dtypes, g, batch, context, ep) <= cap]  # fmt: skip
+    node = f" within one node of {top} GPUs" if top < heads else ""
+    what = f"{heads:,} {'experts' if ep else 'heads'}{node} would"
     advice = (f"--ep {fits[0]}" if ep else f"{fits[0]} GPUs") + " would hold it" if fits else (
-        f"no split of its {heads:,} {'experts' if ep else 'heads'} would")  # fmt: skip
+        f"no split of its {what}" + "; try --ep N" * bool(model.n_experts and not ep))  # fmt: skip
     raise ValueError(
         f"{model.name}'s weights and KV cache need {need / GB:,.1f} GB per GPU on {gpus} x "
         f"{chip.name} ({fmt_fraction(cap / GB, 0)} GB each); {advice}"
@@ -153,6 +158,12 @@ def predict_request(args: Any) -> dict[str, Any]:
             f"{model.name}'s window of {model.max_context} (max_position_embeddings)"
         )
     tp = 1 if args.ep else gpus  # expert-parallel: the rest runs data-parallel, unsplit
+    if chip.node is not None and tp > chip.node:
+        raise ValueError(
+            f"{tp} GPUs in tensor parallel span more than one node of {chip.node} x "
+            f"{chip.name}; the table has no figure for the network between nodes: "
+            f"give --gpus {chip.node} or fewer" + ", or --ep N" * bool(model.n_experts)
+        )
     if not splits(model, tp):
         raise ValueError(f"{gpus} GPUs cannot split {model.name}'s heads evenly")
     draft = read_config(args.draft_config) if args.draft_config else None
@@ -193,8 +204,8 @@ def predict_request(args: Any) -> dict[str, Any]:
         "bound_achievable_total_s": request_bound(req, ach, net),
         "terms": {"prefill": f.prefill, "decode_step": f.decode_step},
         "measured_roofs": list(ach.measured),
-        "allreduce": "none (attention data-parallel)" if args.ep
-        else "measured curve" if eng.curve else "ring bytes over the link roof, no latency",
+        "allreduce": "none (attention data-parallel)" if args.ep else "measured curve"
+        if tp in (eng.curve or {}) else "ring bytes over the link roof, no latency",
         "left_out": [*[widened] * (compute != args.precision), *eng.notes,
                      *(net.notes if net else ())],
         **extra,

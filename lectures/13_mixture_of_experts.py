@@ -146,7 +146,7 @@ for n in sizes if linked else []:
     t = [predict.ep_call(B / n, net, which, d, k) if n > 1 else 0.0  # one GPU: no exchange
          for which in ("dispatch", "combine")]  # fmt: skip
     sent = serving.dispatch_bytes_per_token(d, k, n, pub.DEEPEP_DISPATCH_BYTES)
-    node, remote = serving.link_fractions(n, pub.DEEPEP_NODE_GPUS)
+    node, remote = serving.link_fractions(n, net.node_gpus)
     ep_rows.append(page.Exchange(ep=n, node_share=node, net_share=remote, dispatch_bytes=sent,
                                  combine_bytes=serving.combine_bytes_per_token(d, k, n),
                                  dispatch=t[0], combine=t[1], layer=layer_s / n))  # fmt: skip

@@ -333,17 +333,19 @@ def deepep_check() -> list[tuple[str, float, float, bool]]:
 
 
 def ep_network(chip: Chip, ep: int, dispatch_bytes: float) -> EPNetwork:
-    """Expert parallelism on `chip`: its NVLink (the hardware table's link roof) inside
-    nodes of 8, DeepEP's CX7 card between them, DeepEP's calibrated per-call latency."""
-    latency = deepep_latency()
+    """Expert parallelism on `chip`: its link (the hardware table's roof) inside its nodes
+    (all N GPUs where the table draws none), DeepEP's CX7 card between them, DeepEP's
+    calibrated per-call latency."""
+    latency, node, link = deepep_latency(), chip.node or ep, f"the {chip.name}'s link roof"
+    where = (f"{node} GPUs a node on {link}, {pub.CX7_IB.what} between nodes" if ep > node
+             else f"all {ep} GPUs in one node on {link}")  # fmt: skip
     notes = (
-        f"EP dispatch and combine: {pub.DEEPEP_NODE_GPUS} GPUs a node on the {chip.name}'s "
-        f"link roof, {pub.CX7_IB.what} between nodes, {latency * 1e6:,.0f} µs a call "
-        "(DeepEP's EP-8 dispatch on H800s less its bytes; checked on its other 11 latencies); "
-        "attention data-parallel, so no all-reduce",
+        f"EP dispatch and combine: {where}, {latency * 1e6:,.0f} µs a call (DeepEP's EP-8 "
+        "dispatch on H800s less its bytes; checked on its other 11 latencies); attention "
+        "data-parallel, so no all-reduce",
     )
-    return EPNetwork(ep, pub.DEEPEP_NODE_GPUS, chip.link_bw, pub.CX7_IB.value, latency,
-                     dispatch_bytes, 2.0, notes)  # fmt: skip
+    return EPNetwork(ep, node, chip.link_bw, pub.CX7_IB.value, latency, dispatch_bytes, 2.0,
+                     notes)  # fmt: skip
 
 
 def ep_pass(ledger_at: Callable[[int], PassLedger], batch: int, ep: int) -> PassLedger:

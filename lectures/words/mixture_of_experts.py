@@ -218,9 +218,11 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
         listed += "compute, it sets the step."
     columns = ["EP", "in node", "other nodes", "dispatch B/token", "combine B/token"]
     columns += ["dispatch", "combine", "layer >="]
-    note = f"\nPer MoE layer and GPU, B / N tokens each; NVLink {fmt_bw(node_bw)} inside "
-    note += f"nodes of 8, the network card {fmt_bw(net_bw)} between them, plus a fixed "
-    note += "latency a call (section 5). * chosen with --ep."
+    link, node = f"{s.chip.link_name or 'the link'} {fmt_bw(node_bw)}", s.chip.node
+    where = f"{link} inside nodes of {node}, the network card {fmt_bw(net_bw)} between them"
+    where = f"{link} between all of them (no node drawn)" if node is None else where
+    note = f"\nPer MoE layer and GPU, B / N tokens each; {where}, plus a fixed latency a call "
+    note += "(section 5). * chosen with --ep."
     title = f"4. Expert parallelism: dispatch and combine, {counted(s.batch, 'token')} a step"
     return section(title, Table(columns, table), note, items=[sent, against + at_sizes + listed])
 

@@ -4,6 +4,7 @@ kernel floor: each moves its bytes, counted here, at vidur's 1,555 GB/s."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -15,6 +16,8 @@ import pytest
 from published_configs import ALL
 
 from common import predict as cmd
+from common.formulas.predict import ep_network
+from common.hw_specs import CHIPS, get_chip
 from common.tables import configs as cmd_configs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -307,17 +310,35 @@ def refused(argv: list[str], capsys: pytest.CaptureFixture) -> str:
         (["--model", "llama-3-70b"], "2 GPUs would hold it"),
         # 8.03B x 2 bytes = 16.06 GB on a 16 GB TPU v5e.
         (["--model", "llama-3-8b", "--chip", "tpu-v5e"], "2 GPUs would hold it"),
-        # 7,560 x 639 tokens x 128 KiB = 633.2 GB of cache. Past 8 GPUs each holds one of the
-        # 8 KV heads, 79.15 GB, whatever g: 16 GPUs add 16.06 / 16 = 1.00 GB of weights (80.15,
-        # over 80), 32 add 0.50 GB (79.65): only all 32 heads' split holds it.
-        (["--model", "llama-3-8b", "--batch", "7560"], "32 GPUs would hold it"),
-        # 2^20 sequences x 639 tokens x 128 KiB = 87.8 TB: 32 GPUs hold 2.7 TB at most.
-        (["--model", "llama-3-8b", "--batch", "1048576"], "no split of its 32 heads would"),
+        # 7,560 x 639 tokens x 128 KiB = 633.2 GB of cache: 8 GPUs, a node, hold one of the 8
+        # KV heads each, 79.15 GB, and 16.06 / 8 = 2.01 GB of weights: 81.2, over 80.
+        (["--model", "llama-3-8b", "--batch", "7560"], "32 heads within one node of 8 GPUs would"),
+        # 2^20 sequences x 639 tokens x 128 KiB = 87.8 TB: 32 TPU v6e hold 1.0 TB at most.
+        (["--model", "llama-3-8b", "--batch", "1048576", "--chip", "tpu-v6e"], "32 heads would ("),
     ],
 )
 def test_a_request_that_cannot_fit_says_how_many_gpus_would(flags, words, capsys) -> None:
     line = refused(flags, capsys)
     assert "weights and KV cache need" in line and words in line
+
+
+def test_tensor_parallelism_stays_in_a_node(tmp_path, capsys, monkeypatch) -> None:
+    line = refused(["--model", "llama-3-70b", "--chip", "h100", "--gpus", "16"], capsys)
+    assert "16 GPUs in tensor parallel span more than one node of 8 x H100 SXM" in line
+    v3 = ["--model", "deepseek-v3", "--chip", "h200", "--gpus", "16"]
+    assert "--ep N" not in line and "--ep N" in refused(v3, capsys)
+    assert "try --ep N" in refused(["--model", "deepseek-v3", "--chip", "h100"], capsys)
+    # a TPU slice draws no node: 16 chips answer, and --ep 16 keeps every dispatch on ICI
+    for chip, gpus in (("h100", "8"), ("tpu-v5e", "16")):
+        assert cmd.main(["--model", "llama-3-70b", "--chip", chip, "--gpus", gpus]) == 0
+        assert f"on {gpus} x " in capsys.readouterr().out
+    assert ep_network(get_chip("tpu-v5e"), 16, 1).node_gpus == 16
+    assert ep_network(get_chip("h100"), 16, 1).node_gpus == 8
+    got = run_json(tmp_path, {**GPT2, "n_embd": 48, "n_head": 6}, "--gpus", "3", capsys=capsys)
+    assert got["allreduce"] == "ring bytes over the link roof, no latency"  # no 3-GPU curve
+    monkeypatch.setitem(CHIPS, "h100", dataclasses.replace(CHIPS["h100"], node_gpus=0))  # an edit
+    line = refused(["--model", "llama-2-7b", "--chip", "h100"], capsys)
+    assert "H100 SXM node_gpus must be" in line
 
 
 @pytest.mark.parametrize(

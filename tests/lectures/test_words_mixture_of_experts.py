@@ -382,6 +382,8 @@ def test_dispatch_combine_and_deepep_by_hand(lecture13: str) -> None:
     # nodes of 8: at EP 8 every remote copy stays in the node; at EP 16 half go lecture13
     assert cells[1:3] == ["87.5%", "0.0%"]
     assert row(section(lecture13, "4"), "16 ")[1:3] == ["43.8%", "50.0%"]
+    tpu = section(run_lecture("13", "--model", "qwen3-30b-a3b", "--chip", "tpu-v5e"), "4")
+    assert row(tpu, "16 ")[1:3] == ["93.8%", "0.0%"] and "(no node drawn)" in tpu  # one ICI slice
     text = section(lecture13, "5")
     # DeepEP README, low-latency kernels: EP 8 dispatch 77 us (calibrates), EP 256 combine 360
     assert row(text, "dispatch, EP 8")[1:] == ["77.0 µs", "77.0 µs", "+0%", "calibration"]
