@@ -264,10 +264,8 @@ OPERATOR_TABLE = [  # article, section 3.3; times max(F / 312e12, D / 1555e9) by
      "27.8 µs"],
 ]
 
-HEADROOM_RATIOS = [
-    ["I / I^{\\ast}", "compute \\times 2", "bandwidth \\times 2"],
-    *[[f"{r:g}", *speedups(r)] for r in (0.25, 0.5, 0.75, 1, 1.5, 2, 4)],
-]
+HEADROOM_RATIOS = [["I / I^{\\ast}", "compute \\times 2", "bandwidth \\times 2"],
+                   *[[f"{r:g}", *speedups(r)] for r in (0.25, 0.5, 0.75, 1, 1.5, 2, 4)]]
 HEADROOM_OPERATORS = [  # article, section 3.4's table
     ["operator", "I / I^{\\ast}", "compute \\times 2", "bandwidth \\times 2"],
     ["elementwise add, 16,000,000 elements", reference.ADD_RATIO, *reference.SPEEDUPS["add"]],
@@ -288,12 +286,9 @@ RIDGE_TABLE = [
     ["H100 SXM", "fp8", "1,979 TFLOP/s", "3,350 GB/s", reference.RIDGE_H100_FP8],
     ["H200", "bf16", "989 TFLOP/s", "4,800 GB/s", f"{989e12 / 4.8e12:.1f}"],
 ]
-TABLES = {
-    "concepts/memory-ledger": [LEDGER_TABLE],
-    "concepts/operator-ledgers": [OPERATOR_TABLE],
-    "concepts/headroom": [HEADROOM_RATIOS, HEADROOM_OPERATORS],
-    "concepts/intensity-and-ridge": [RIDGE_TABLE],
-}
+TABLES = {"concepts/memory-ledger": [LEDGER_TABLE], "concepts/operator-ledgers": [OPERATOR_TABLE],
+          "concepts/headroom": [HEADROOM_RATIOS, HEADROOM_OPERATORS],
+          "concepts/intensity-and-ridge": [RIDGE_TABLE]}  # fmt: skip
 
 
 # Numbers computed inline in prose: (how many roles, the sentences they must render).
@@ -427,14 +422,11 @@ def test_the_exercise_directive_renders_the_worked_answer_of_every_exercise() ->
     # the exercise's 64 query heads (lecture 02 works the script's 32): intensity = query
     # heads / KV heads (64/64, 64/8, 64/1); KV per token and layer = 2 (K and V) x KV heads
     # x 128 x 2 bytes (32 KiB, 4 KiB, 512 B)
-    assert [rows for _, rows in tables(tree)] == [
-        [
-            ["attention", "I (FLOP/B)", "KV bytes per token and layer"],
-            ["MHA (64 KV heads)", "1", "32.00 KiB"],
-            ["GQA (8 KV heads)", "8", "4.00 KiB"],
-            ["MQA (1 KV head)", "64", "512 B"],
-        ]
-    ]
+    assert [rows for _, rows in tables(tree)] == [[
+        ["attention", "I (FLOP/B)", "KV bytes per token and layer"],
+        ["MHA (64 KV heads)", "1", "32.00 KiB"],
+        ["GQA (8 KV heads)", "8", "4.00 KiB"],
+        ["MQA (1 KV head)", "64", "512 B"]]]  # fmt: skip
     # the exercises page shows every exercise
     from common.exercises import EXERCISES
 
@@ -443,14 +435,10 @@ def test_the_exercise_directive_renders_the_worked_answer_of_every_exercise() ->
     assert sorted(shown) == sorted(e.key for e in EXERCISES)
 
 
-@pytest.mark.parametrize(
-    ("source", "says"),
-    [
-        (".. hardware-table:: chips\n", "unknown hardware table 'chips'"),
-        ("A number: :computed:`A100.ridge_point('bf16') + 1`.\n", "A100.ridge_point('bf16') + 1"),
-        (".. exercise:: nope\n", "unknown exercise 'nope'"),
-    ],
-)
+@pytest.mark.parametrize(("source", "says"), [
+    (".. hardware-table:: chips\n", "unknown hardware table 'chips'"),
+    ("A number: :computed:`A100.ridge_point('bf16') + 1`.\n", "A100.ridge_point('bf16') + 1"),
+    (".. exercise:: nope\n", "unknown exercise 'nope'")])  # fmt: skip
 def test_a_bad_directive_or_expression_is_an_error(source: str, says: str) -> None:
     from docutils.utils import SystemMessage
 

@@ -42,22 +42,17 @@ def search_results(visit: Visitor, query: str, edition: str = "") -> list[tuple[
 SEARCH_TERMS = {
     "KV+cache": ("auto_lectures/07_llm_capacity.html", "concepts/memory-ledger.html"),
     "ridge": ("concepts/intensity-and-ridge.html", "auto_lectures/02_roofline_basics.html"),
-    "critical+batch": (
-        "auto_lectures/02_roofline_basics.html",
-        "concepts/intensity-and-ridge.html",
-    ),
+    "critical+batch": ("auto_lectures/02_roofline_basics.html",
+                       "concepts/intensity-and-ridge.html"),
     "FlashAttention": ("auto_lectures/10_tiled_attention.html", "concepts/papers.html"),
     "roofline": ("concepts/intensity-and-ridge.html", "auto_lectures/02_roofline_basics.html"),
     **dict.fromkeys(
         ("speculative+decoding", "disaggregation", "cost+per+token", "continuous+batching"),
         ("auto_lectures/14_serving_a_fleet.html", "concepts/serving.html"),
     ),
-    "expert+parallelism": (
-        "auto_lectures/13_mixture_of_experts.html",
-        "concepts/mixture-of-experts.html",
-        "concepts/serving.html",
-    ),
-}
+    "expert+parallelism": ("auto_lectures/13_mixture_of_experts.html",
+                           "concepts/mixture-of-experts.html", "concepts/serving.html"),
+}  # fmt: skip
 #: Searches whose quoted snippets must be prose only (at least three of them).
 PROSE_QUERIES = ("ridge", "GQA", "KV+cache")
 

@@ -108,11 +108,9 @@ def test_percent_of_bound_reads_the_measured_rows() -> None:
     rows = [row("add", 1 / 12, "memory", 0.99), row("GEMM square", 171.0, "compute", 0.8),
             row("x", 2.5, "memory", 1.3, flag="a")]  # fmt: skip
     answer = ex.percent_of_bound(CALIB, rows, llc_bytes=32 * 2**20)
-    assert rows_of(answer) == (
-        ("add", "0.0833", "memory", "99%"),
-        ("GEMM square", "171", "compute", "80%"),
-        ("x", "2.5", "memory", "above roof"),
-    )
+    assert rows_of(answer) == (("add", "0.0833", "memory", "99%"),
+                               ("GEMM square", "171", "compute", "80%"),
+                               ("x", "2.5", "memory", "above roof"))  # fmt: skip
     text = " ".join(answer.steps)
     assert "busier" in text  # 80% < 85%: the GEMM's own roof ran on a busy machine
     assert "25.00 GB/s" in text and "200.0 GFLOP/s" in text and "I* = 8.0" in text
@@ -214,16 +212,14 @@ def article_ops() -> list[tuple[str, float, float]]:
     n, N, dh = 16_000_000, 4096, 128
     g = [(m, 2 * m * 4096 * 4096, 2 * (m * 4096 + 4096 * 4096 + m * 4096)) for m in (512, 4096)]
     attn = 4 * N * N * dh + 5 * N * N
-    return [
-        ("elementwise add, n = 16,000,000", n, 2 * 3 * n),
-        ("LayerNorm [4096, 3072]", 6 * 4096 * 3072, 2 * 2 * 4096 * 3072),
-        ("softmax [4096, 4096], fused", 5 * N * N, 2 * 2 * N * N),
-        ("softmax [4096, 4096], naive", 5 * N * N, 2 * 5 * N * N),
-        (f"GEMM {g[0][0]} x 4096 x 4096", g[0][1], g[0][2]),
-        (f"GEMM {g[1][0]} x 4096 x 4096", g[1][1], g[1][2]),
-        ("attention, naive (N = 4096, d = 128)", attn, 2 * (4 * N * N + 4 * N * dh)),
-        ("attention, minimum traffic", attn, 2 * 4 * N * dh),
-    ]
+    return [("elementwise add, n = 16,000,000", n, 2 * 3 * n),
+            ("LayerNorm [4096, 3072]", 6 * 4096 * 3072, 2 * 2 * 4096 * 3072),
+            ("softmax [4096, 4096], fused", 5 * N * N, 2 * 2 * N * N),
+            ("softmax [4096, 4096], naive", 5 * N * N, 2 * 5 * N * N),
+            (f"GEMM {g[0][0]} x 4096 x 4096", g[0][1], g[0][2]),
+            (f"GEMM {g[1][0]} x 4096 x 4096", g[1][1], g[1][2]),
+            ("attention, naive (N = 4096, d = 128)", attn, 2 * (4 * N * N + 4 * N * dh)),
+            ("attention, minimum traffic", attn, 2 * 4 * N * dh)]  # fmt: skip
 
 
 def test_a100_peak_edit_answer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -318,13 +314,10 @@ def test_a100_peak_edit_regressions(tmp_path) -> None:
 
 
 # --- The lecture script's book exercises
-@pytest.mark.parametrize(
-    ("key", "precision", "peak", "nbytes", "exact", "book"),
-    [
-        ("v5e-int8", "int8", 394e12, (1, 1, 1), reference.CRIT_V5E_INT8, 240),
-        ("v5e-int8-weights", "bf16", 197e12, (2, 1, 2), reference.CRIT_V5E_INT8_WEIGHTS, 120),
-    ],
-)
+@pytest.mark.parametrize(("key", "precision", "peak", "nbytes", "exact", "book"), [
+    ("v5e-int8", "int8", 394e12, (1, 1, 1), reference.CRIT_V5E_INT8, 240),
+    ("v5e-int8-weights", "bf16", 197e12, (2, 1, 2), reference.CRIT_V5E_INT8_WEIGHTS, 120),
+])  # fmt: skip
 def test_v5e_answers(key: str, precision: str, peak: float, nbytes: tuple, exact, book) -> None:
     """The exercises ask the 4096-wide layer; lecture 02 works the 8192 one (exact)."""
     x, w, o = nbytes
@@ -398,8 +391,7 @@ def test_h200_answer() -> None:
                                     "decode step bound"]  # fmt: skip
     assert rows_of(answer) == (
         ("H100 SXM", "3.35 TB/s", f"{r100:.1f}", f"{b100}", f"{t100 * 1e3:.2f} ms"),
-        ("H200", "4.80 TB/s", f"{r200:.1f}", f"{b200}", f"{t200 * 1e3:.2f} ms"),
-    )
+        ("H200", "4.80 TB/s", f"{r200:.1f}", f"{b200}", f"{t200 * 1e3:.2f} ms"))  # fmt: skip
     assert steps("h200-vs-h100") == [
         "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
         "batches) takes the same time on both.",
@@ -673,10 +665,8 @@ def test_the_efficiency_answers(monkeypatch: pytest.MonkeyPatch) -> None:
         assert loses == (e < share) and loses != ("the run does better" in text)
 
 
-@pytest.mark.parametrize(
-    ("mlp", "attn", "place"),
-    [(0.72, 0.54, "between them."), (0.5, 0.4, "above both."), (0.9, 0.8, "below both.")],
-)
+@pytest.mark.parametrize(("mlp", "attn", "place"), [(0.72, 0.54, "between them."),
+                         (0.5, 0.4, "above both."), (0.9, 0.8, "below both.")])  # fmt: skip
 def test_prefill_efficiency_places_e_against_the_blogs_profile(
     monkeypatch, mlp: float, attn: float, place: str
 ) -> None:
@@ -696,10 +686,7 @@ def test_the_question_text_is_read_into_key_title_origin_and_question() -> None:
     assert (first.key, first.title, first.origin) == ("v5e-int8", "A title", ex.SCRIPT)
     assert first.question == "What is the batch?"  # the indented lines joined by one space
     assert (second.key, second.origin, second.question) == (
-        "per-example-matrices",
-        ex.COURSE,
-        "Why?",
-    )
+        "per-example-matrices", ex.COURSE, "Why?")  # fmt: skip
     assert first.solve is ex._SOLVERS["v5e-int8"]
 
 

@@ -144,10 +144,8 @@ def test_plateau_observations() -> None:
     assert below[1].startswith("The L2 plateau (3.00 GB/s) comes out below the DRAM plateau")
     assert len(below) == 2  # no cache sizes: nothing about the detector
     # two detected plateaus inside L2 (geometric middles 256 KiB and 1 MiB)
-    twins = [
-        Plateau("a", 128 * KIB, 512 * KIB, 4e10, 5, None),
-        Plateau("b", 512 * KIB, 2 * MIB, 3e10, 5, None),
-    ]
+    twins = [Plateau("a", 128 * KIB, 512 * KIB, 4e10, 5, None),
+             Plateau("b", 512 * KIB, 2 * MIB, 3e10, 5, None)]  # fmt: skip
     text = page.plateau_observations(plateaus([L1, L2], twins)).items[-1]
     assert "finds 2 plateaus (40.00 GB/s in L2, 30.00 GB/s in L2) where" in text
     assert "More than one lies inside L2:" in text
@@ -169,10 +167,8 @@ def test_plateau_observations() -> None:
         "machine is quiet)."
     )
     # one detected plateau in each of two levels: as many as the levels, none crowded
-    apart = [
-        Plateau("a", 4 * KIB, 16 * KIB, 9e10, 5, None),
-        Plateau("b", 128 * KIB, 512 * KIB, 3e10, 5, None),
-    ]
+    apart = [Plateau("a", 4 * KIB, 16 * KIB, 9e10, 5, None),
+             Plateau("b", 128 * KIB, 512 * KIB, 3e10, 5, None)]  # fmt: skip
     assert page.plateau_observations(plateaus([L1, L2], apart)).items[-1] == (
         "Without the sizes, the change-point detector finds 2 plateaus (90.00 GB/s in L1, "
         "30.00 GB/s in L2) where the operating system names 2 levels."
@@ -213,10 +209,8 @@ def test_threads_table_and_observations() -> None:
     group = page.threads_table(threads())
     assert str(group).splitlines()[1] == "DRAM bandwidth at 1.00 GiB: 1 thread against 4"
     assert str(group).splitlines()[-1] == "P = 200.0 GFLOP/s (matmul on 4 BLAS threads)"
-    assert table(group).rows == [
-        ["1", "10.00 GB/s", "20.0 FLOP/byte"],
-        ["4", "25.00 GB/s", "8.0 FLOP/byte"],
-    ]
+    assert table(group).rows == [["1", "10.00 GB/s", "20.0 FLOP/byte"],
+                                 ["4", "25.00 GB/s", "8.0 FLOP/byte"]]  # fmt: skip
     items = page.threads_observations(threads()).items
     assert items[:2] == [
         "4 threads stream 25.00 GB/s from DRAM against 10.00 GB/s from one: x2.50. One core cannot "

@@ -194,16 +194,12 @@ def test_ridges_by_hand() -> None:
 def exercises(
     int8: int | None = 256, bf16: int | None = 256, weights: int | None = 128, ridge: float = 100
 ) -> page.Exercises:
-    v5e = (
-        page.V5e("int8", "int8", 480.5, 1, 240.25, int8),
-        page.V5e("int8 W", "bf16", 240.2, 1, 120.1, weights),
-        page.V5e("bf16", "bf16", 240.2, 2, 240.2, bf16),
-    )
-    attention = (
-        page.Attention("MHA", 32, 1e9, 1e9, 1.0, 1.0),
-        page.Attention("GQA", 8, 1e9, 2.5e8, 4.0, 4.0),
-        page.Attention("MQA", 1, 1e9, 3.125e7, 32.0, 32.0),
-    )
+    v5e = (page.V5e("int8", "int8", 480.5, 1, 240.25, int8),
+           page.V5e("int8 W", "bf16", 240.2, 1, 120.1, weights),
+           page.V5e("bf16", "bf16", 240.2, 2, 240.2, bf16))  # fmt: skip
+    attention = (page.Attention("MHA", 32, 1e9, 1e9, 1.0, 1.0),
+                 page.Attention("GQA", 8, 1e9, 2.5e8, 4.0, 4.0),
+                 page.Attention("MQA", 1, 1e9, 3.125e7, 32.0, 32.0))  # fmt: skip
     return page.Exercises("Tee", 100, 400, v5e, 2.0, 32, 128, 4096, 32768, attention, "Hop", ridge)
 
 
@@ -284,12 +280,10 @@ def link(chip: str, bw: float, peak: float, dims: tuple[int, ...] = (1000, 4000)
 def network(
     b300_peak: float = 300e12, b300_link: float = 2e11, hop_link: float = 4e11, estimate=False
 ) -> page.Network:
-    links = (
-        link("Tee", 1e11, 100e12),  # net ridge 1,000; K > 2,000
-        link("Tee2", 2e11, 400e12),  # x4.00 the compute, x2.00 the link: K > 4,000
-        link("Hop", hop_link, 200e12),  # x4.00 as much bandwidth as Tee's; K > 1,000
-        replace(link("Bee", b300_link, b300_peak), estimate=estimate),
-    )
+    links = (link("Tee", 1e11, 100e12),  # net ridge 1,000; K > 2,000
+             link("Tee2", 2e11, 400e12),  # x4.00 the compute, x2.00 the link: K > 4,000
+             link("Hop", hop_link, 200e12),  # x4.00 as much bandwidth as Tee's; K > 1,000
+             replace(link("Bee", b300_link, b300_peak), estimate=estimate))  # fmt: skip
     steps = ((1000, 8, 1e-6, 2e-6, 500.0, "comms"), (1000, 64, 8e-6, 1.6e-5, 500.0, "comms"))
     steps += ((4000, 8, 4e-6, 2e-6, 2000.0, "compute"),)
     return page.Network(512, links, steps)
@@ -321,126 +315,118 @@ def test_network_by_hand() -> None:
     ]
 
 
-PARTS = {
-    "basics": lambda r: page.basics(r)[1],
-    "roofline": page.roofline_observations,
-    "ridges": lambda r: page.ridges(r)[1],
-    "exercises": lambda r: page.exercises(r)[1],
-    "tiling": lambda r: page.tiling(r)[1],
-    "network": lambda r: page.network(r)[1],
-}
+PARTS = {"basics": lambda r: page.basics(r)[1], "roofline": page.roofline_observations,
+         "ridges": lambda r: page.ridges(r)[1], "exercises": lambda r: page.exercises(r)[1],
+         "tiling": lambda r: page.tiling(r)[1],
+         "network": lambda r: page.network(r)[1]}  # fmt: skip
 CHECKS = {"==": str.__eq__, "in": str.__contains__, "starts": str.startswith, "ends": str.endswith}
 LONGER = tuple(replace(a, long_intensity=a.intensity * 1.01) for a in exercises().attention)
 
 
-@pytest.mark.parametrize(
-    ("part", "record", "index", "check", "want"),
-    [
-        # 200 < 300: none reaches; B = 256 gets 200 / 300 = 66.67%
-        ("basics", basics(ridge=300.0), 2, "==",
-         "No batch in the list reaches the ridge of 300 FLOP/B: even B = 256 gets 66.67% of peak."),
-        # ridge 0.9: 0.999 >= 0.9 at B = 1 already; the dot product (0.5) is still memory-bound
-        ("basics", basics(ridge=0.9), 2, "==",
-         "Every batch in the list reaches the ridge of 1 FLOP/B."),
-        ("basics", basics(ridge=0.9), 0, "ends",
-         "of peak; only moving fewer bytes makes them faster."),
-        # ridge 0.4: the dot product (0.5) reaches it, the vector add (0.167) does not
-        ("basics", basics(ridge=0.4), 0, "ends",
-         "reach 41.67% and 100.00% of peak; the vector add is memory-bound, the other already "
-         "compute-bound."),
-        ("basics", basics(ridge=0.1), 0, "ends",  # both past the ridge
-         "of peak; at this ridge both are compute-bound, so only more compute makes them faster."),
-        # exactly at the ridge counts as reaching it: 60.0 >= 60
-        ("basics", basics(ridge=60), 2, "in", "is B = 64 (60.0 FLOP/B); at B = 16"),
-        ("roofline", basics(ridge=300.0), 2, "==",
-         "The matmuls climb the slope as B grows. On the flat roof a larger batch adds latency "
-         "per step but no throughput."),
-        ("roofline", basics(ridge=0.4), 1, "==",
-         "Points a and b sit at the bottom left (41.67% and 100.00% of peak): the vector add is "
-         "memory-bound, the other already compute-bound."),
-        # H200 at 0.5 TB/s: 1/2.00 as much bandwidth, ridge 100 -> 200, batch 120 -> 240
-        ("ridges", ridges(h200_bw=0.5e12, h200_batch=240), 1, "==",
-         "Hop2 pairs the Hop's 100.0 TFLOP/s of bf16 compute with 1/2.00 as much bandwidth as the "
-         "Hop (500.00 GB/s against 1.00 TB/s), so its ridge rises from 100 to 200 FLOP/B and its "
-         "critical batch rises from 120 to 240. A higher ridge makes full speed harder to reach."),
-        ("ridges", ridges(h200_bw=1e12, h200_batch=120), 1, "ends",
-         "with the same bandwidth as the Hop (1.00 TB/s against 1.00 TB/s), so its ridge stays at "
-         "100 FLOP/B and its critical batch stays at 120."),
-        # nvfp4 at 0.5e15: x0.50 the compute, bytes cut to 1/2.00, no 'only'; 200 -> 100
-        ("ridges", ridges(nvfp4=0.5e15, nv=(100, 60)), 3, "==",
-         "nvfp4 on Bee: x0.50 the fp8 compute with the bytes cut to 1/2.00. The ridge falls from "
-         "200 to 100 FLOP/B and the critical batch falls from 100 to 60: the chip stays busy with "
-         "smaller batches."),
-        # x2.00 against x2.00: the same factor, no 'only'; the batch stays at 100
-        ("ridges", ridges(nvfp4=2e15, nv=(100, 100)), 3, "==",
-         "nvfp4 on Bee: x2.00 the fp8 compute with the bytes cut to 1/2.00. The ridge rises from "
-         "200 to 400 FLOP/B and the critical batch stays at 100."),
-        ("ridges", ridges(nv=(None, 300)), 3, "in", "the critical batch goes from never to 300."),
-        ("ridges", ridges(nv=(100, None)), 3, "in", "the critical batch goes from 100 to never."),
-        # 400 / 100 = x4.00 peak, bytes x2: batch 120 -> 300 is x2.50, outside x1.25
-        ("ridges", ridges(fp8=400e12, fp8_batch=300), 2, "==",
-         "fp8 raises the peak x4.00 with the bytes of X and W cut to 1/2.00, so the critical batch "
-         "rises from 120 to 300 (x2.50): the peak and the bytes do not move together here, so "
-         "fp8 changes which side limits."),
-        ("ridges", ridges(fp8=50e12, fp8_batch=60), 2, "starts",
-         "fp8 lowers the peak to 1/2.00 with the bytes of X and W cut to 1/2.00, so "),
-        ("ridges", ridges(fp8=50e12, fp8_batch=60), 2, "in", "falls from 120 to 60 (x0.50)"),
-        ("ridges", ridges(fp8=100.2e12, fp8_batch=None), 2, "==",
-         "fp8 keeps the peak with the bytes of X and W cut to 1/2.00, so the critical batch goes "
-         "from 120 to never (bf16 to fp8)."),
-        # the x1.25 and x0.8 edges still 'barely move': 150 / 120 = 1.25, 96 / 120 = 0.8
-        ("ridges", ridges(fp8_batch=150), 2, "in", "barely moves: 150 against 120"),
-        ("ridges", ridges(fp8_batch=96), 2, "in", "barely moves: 96 against 120"),
-        ("ridges", ridges(fp8_batch=151), 2, "in", "rises from 120 to 151 (x1.26)"),
-        ("ridges", ridges(fp8_batch=95), 2, "in", "falls from 120 to 95 (x0.79)"),
-        # regression 'in bf16 on H100 SXM it is 30, not 30': a ridge of 29.6 prints '30'
-        ("ridges", ridges(hop=(29.6e12, 30)), 4, "in",
-         "on Hop it is 30, just above the ridge of 29.60, because"),
-        ("ridges", ridges(hop=(PEAK, None)), 4, "in",
-         "on Hop it never reaches its ridge of 100, because"),
-        ("ridges", ridges(hop=(PEAK, None)), 1, "in", "goes from never to 60"),
-        # int8 at 600 against bf16's 256: x2.34, outside x1.25
-        ("exercises", exercises(int8=600), 0, "in",
-         "so the critical batch rises from 256 to 600 (bf16 to int8)."),
-        ("exercises", exercises(int8=None), 0, "in",
-         "so the critical batch goes from 256 to never (bf16 to int8)."),
-        # MQA's 32.0 against a ridge of 32.0 (printed alike): not below
-        ("exercises", exercises(ridge=32.01), 3, "==",
-         "MQA's 32.0 FLOP/B is at or past the Hop ridge of 32.0: fewer KV heads cut the bytes, "
-         "which is what GQA and MQA are for."),
-        ("exercises", replace(exercises(), attention=LONGER), 2, "in",
-         "tokens it is now (1.0, 4.0, 32.3), and"),
-        ("tiling", tiling(registers=320000), 1, "ends",  # 160,000 / 320,000
-         "takes 156.2 KiB: 1/2.00 as much as its 312 KiB register file. One SM's registers can "
-         "hold it."),
-        ("tiling", tiling(registers=320000), 2, "starts", "Real GPUs go further. A large L2 cache"),
-        ("tiling", tiling(registers=160000), 1, "in",  # exactly the same
-         "takes 156.2 KiB: the same as its 156 KiB register file. One SM's"),
-        # x4.00 the peak, x3.00 the link; ridge 800e12 / 1.2e12 = 667
-        ("network", network(b300_peak=800e12, b300_link=1.2e12), 3, "==",
-         "From Hop to Bee, bf16 peak grew x4.00 but NVLink only x3.00: the network ridge rises "
-         "from 500 to 667 FLOP/B. Compute grows faster than communication, a trend that runs "
-         "through this course."),
-        ("network", network(b300_peak=400e12, b300_link=1.2e12), 3, "==",
-         "From Hop to Bee, NVLink grew x3.00 but bf16 peak only x2.00: the network ridge falls "
-         "from 500 to 333 FLOP/B."),
-        # both shrink, compute less (x0.50 against x0.25): the ridge rises, yet nothing grows
-        ("network", network(b300_peak=100e12, b300_link=1e11), 3, "==",
-         "From Hop to Bee, bf16 peak shrank to 1/2.00 and NVLink shrank to 1/4.00: the network "
-         "ridge rises from 500 to 1,000 FLOP/B."),
-        # 1e10 / 1e11 = 1/10.00 as much; K > 2 x 200e12 / 1e10 = 40,000: no 'only'
-        ("network", network(hop_link=1e10), 1, "==",
-         "Hop link carries 1/10.00 as much bandwidth as one Tee ICI link, and the Hop needs "
-         "K > 40,000.0."),
-        # x1.50 against x1.46 (equal at one decimal): compute still grew faster
-        ("network", network(b300_link=5.84e11), 3, "==",
-         "From Hop to Bee, bf16 peak grew x1.50 but NVLink only x1.46: the network ridge rises "
-         "from 500 to 514 FLOP/B. Compute grows faster than communication, a trend that runs "
-         "through this course."),
-        ("network", network(estimate=True), 3, "in",
-         "From Hop to Bee, bf16 peak (an estimate) grew x1.50"),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize(("part", "record", "index", "check", "want"), [
+    # 200 < 300: none reaches; B = 256 gets 200 / 300 = 66.67%
+    ("basics", basics(ridge=300.0), 2, "==",
+     "No batch in the list reaches the ridge of 300 FLOP/B: even B = 256 gets 66.67% of peak."),
+    # ridge 0.9: 0.999 >= 0.9 at B = 1 already; the dot product (0.5) is still memory-bound
+    ("basics", basics(ridge=0.9), 2, "==",
+     "Every batch in the list reaches the ridge of 1 FLOP/B."),
+    ("basics", basics(ridge=0.9), 0, "ends", "of peak; only moving fewer bytes makes them faster."),
+    # ridge 0.4: the dot product (0.5) reaches it, the vector add (0.167) does not
+    ("basics", basics(ridge=0.4), 0, "ends",
+     "reach 41.67% and 100.00% of peak; the vector add is memory-bound, the other already "
+     "compute-bound."),
+    ("basics", basics(ridge=0.1), 0, "ends",  # both past the ridge
+     "of peak; at this ridge both are compute-bound, so only more compute makes them faster."),
+    # exactly at the ridge counts as reaching it: 60.0 >= 60
+    ("basics", basics(ridge=60), 2, "in", "is B = 64 (60.0 FLOP/B); at B = 16"),
+    ("roofline", basics(ridge=300.0), 2, "==",
+     "The matmuls climb the slope as B grows. On the flat roof a larger batch adds latency "
+     "per step but no throughput."),
+    ("roofline", basics(ridge=0.4), 1, "==",
+     "Points a and b sit at the bottom left (41.67% and 100.00% of peak): the vector add is "
+     "memory-bound, the other already compute-bound."),
+    # H200 at 0.5 TB/s: 1/2.00 as much bandwidth, ridge 100 -> 200, batch 120 -> 240
+    ("ridges", ridges(h200_bw=0.5e12, h200_batch=240), 1, "==",
+     "Hop2 pairs the Hop's 100.0 TFLOP/s of bf16 compute with 1/2.00 as much bandwidth as the "
+     "Hop (500.00 GB/s against 1.00 TB/s), so its ridge rises from 100 to 200 FLOP/B and its "
+     "critical batch rises from 120 to 240. A higher ridge makes full speed harder to reach."),
+    ("ridges", ridges(h200_bw=1e12, h200_batch=120), 1, "ends",
+     "with the same bandwidth as the Hop (1.00 TB/s against 1.00 TB/s), so its ridge stays at "
+     "100 FLOP/B and its critical batch stays at 120."),
+    # nvfp4 at 0.5e15: x0.50 the compute, bytes cut to 1/2.00, no 'only'; 200 -> 100
+    ("ridges", ridges(nvfp4=0.5e15, nv=(100, 60)), 3, "==",
+     "nvfp4 on Bee: x0.50 the fp8 compute with the bytes cut to 1/2.00. The ridge falls from "
+     "200 to 100 FLOP/B and the critical batch falls from 100 to 60: the chip stays busy with "
+     "smaller batches."),
+    # x2.00 against x2.00: the same factor, no 'only'; the batch stays at 100
+    ("ridges", ridges(nvfp4=2e15, nv=(100, 100)), 3, "==",
+     "nvfp4 on Bee: x2.00 the fp8 compute with the bytes cut to 1/2.00. The ridge rises from "
+     "200 to 400 FLOP/B and the critical batch stays at 100."),
+    ("ridges", ridges(nv=(None, 300)), 3, "in", "the critical batch goes from never to 300."),
+    ("ridges", ridges(nv=(100, None)), 3, "in", "the critical batch goes from 100 to never."),
+    # 400 / 100 = x4.00 peak, bytes x2: batch 120 -> 300 is x2.50, outside x1.25
+    ("ridges", ridges(fp8=400e12, fp8_batch=300), 2, "==",
+     "fp8 raises the peak x4.00 with the bytes of X and W cut to 1/2.00, so the critical batch "
+     "rises from 120 to 300 (x2.50): the peak and the bytes do not move together here, so "
+     "fp8 changes which side limits."),
+    ("ridges", ridges(fp8=50e12, fp8_batch=60), 2, "starts",
+     "fp8 lowers the peak to 1/2.00 with the bytes of X and W cut to 1/2.00, so "),
+    ("ridges", ridges(fp8=50e12, fp8_batch=60), 2, "in", "falls from 120 to 60 (x0.50)"),
+    ("ridges", ridges(fp8=100.2e12, fp8_batch=None), 2, "==",
+     "fp8 keeps the peak with the bytes of X and W cut to 1/2.00, so the critical batch goes "
+     "from 120 to never (bf16 to fp8)."),
+    # the x1.25 and x0.8 edges still 'barely move': 150 / 120 = 1.25, 96 / 120 = 0.8
+    ("ridges", ridges(fp8_batch=150), 2, "in", "barely moves: 150 against 120"),
+    ("ridges", ridges(fp8_batch=96), 2, "in", "barely moves: 96 against 120"),
+    ("ridges", ridges(fp8_batch=151), 2, "in", "rises from 120 to 151 (x1.26)"),
+    ("ridges", ridges(fp8_batch=95), 2, "in", "falls from 120 to 95 (x0.79)"),
+    # regression 'in bf16 on H100 SXM it is 30, not 30': a ridge of 29.6 prints '30'
+    ("ridges", ridges(hop=(29.6e12, 30)), 4, "in",
+     "on Hop it is 30, just above the ridge of 29.60, because"),
+    ("ridges", ridges(hop=(PEAK, None)), 4, "in",
+     "on Hop it never reaches its ridge of 100, because"),
+    ("ridges", ridges(hop=(PEAK, None)), 1, "in", "goes from never to 60"),
+    # int8 at 600 against bf16's 256: x2.34, outside x1.25
+    ("exercises", exercises(int8=600), 0, "in",
+     "so the critical batch rises from 256 to 600 (bf16 to int8)."),
+    ("exercises", exercises(int8=None), 0, "in",
+     "so the critical batch goes from 256 to never (bf16 to int8)."),
+    # MQA's 32.0 against a ridge of 32.0 (printed alike): not below
+    ("exercises", exercises(ridge=32.01), 3, "==",
+     "MQA's 32.0 FLOP/B is at or past the Hop ridge of 32.0: fewer KV heads cut the bytes, "
+     "which is what GQA and MQA are for."),
+    ("exercises", replace(exercises(), attention=LONGER), 2, "in",
+     "tokens it is now (1.0, 4.0, 32.3), and"),
+    ("tiling", tiling(registers=320000), 1, "ends",  # 160,000 / 320,000
+     "takes 156.2 KiB: 1/2.00 as much as its 312 KiB register file. One SM's registers can "
+     "hold it."),
+    ("tiling", tiling(registers=320000), 2, "starts", "Real GPUs go further. A large L2 cache"),
+    ("tiling", tiling(registers=160000), 1, "in",  # exactly the same
+     "takes 156.2 KiB: the same as its 156 KiB register file. One SM's"),
+    # x4.00 the peak, x3.00 the link; ridge 800e12 / 1.2e12 = 667
+    ("network", network(b300_peak=800e12, b300_link=1.2e12), 3, "==",
+     "From Hop to Bee, bf16 peak grew x4.00 but NVLink only x3.00: the network ridge rises "
+     "from 500 to 667 FLOP/B. Compute grows faster than communication, a trend that runs "
+     "through this course."),
+    ("network", network(b300_peak=400e12, b300_link=1.2e12), 3, "==",
+     "From Hop to Bee, NVLink grew x3.00 but bf16 peak only x2.00: the network ridge falls "
+     "from 500 to 333 FLOP/B."),
+    # both shrink, compute less (x0.50 against x0.25): the ridge rises, yet nothing grows
+    ("network", network(b300_peak=100e12, b300_link=1e11), 3, "==",
+     "From Hop to Bee, bf16 peak shrank to 1/2.00 and NVLink shrank to 1/4.00: the network "
+     "ridge rises from 500 to 1,000 FLOP/B."),
+    # 1e10 / 1e11 = 1/10.00 as much; K > 2 x 200e12 / 1e10 = 40,000: no 'only'
+    ("network", network(hop_link=1e10), 1, "==",
+     "Hop link carries 1/10.00 as much bandwidth as one Tee ICI link, and the Hop needs "
+     "K > 40,000.0."),
+    # x1.50 against x1.46 (equal at one decimal): compute still grew faster
+    ("network", network(b300_link=5.84e11), 3, "==",
+     "From Hop to Bee, bf16 peak grew x1.50 but NVLink only x1.46: the network ridge rises "
+     "from 500 to 514 FLOP/B. Compute grows faster than communication, a trend that runs "
+     "through this course."),
+    ("network", network(estimate=True), 3, "in",
+     "From Hop to Bee, bf16 peak (an estimate) grew x1.50"),
+])  # fmt: skip
 def test_each_branch_of_a_sentence_by_hand(
     part: str, record: object, index: int, check: str, want: str
 ) -> None:
@@ -506,40 +492,37 @@ LECTURE = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("edit", "wanted"),
-    [
-        ({}, LECTURE),  # the shipped table: each number worked out above from K = N = 8192
-        # 2.4 / 3.35 = 1/1.40 as much; ridge 989 / 2.4 = 412
-        ({"h200": {"mem_bw": 0.5}}, ["with 1/1.40 as much bandwidth as the H100 SXM",
-                                     "so its ridge rises from 295 to 412 FLOP/B",
-                                     "A higher ridge makes full speed harder to reach."]),
-        # 15 / 6 = 2.5 PFLOP/s: x0.50 the compute, bytes cut to 1/1.78, no 'only'; 625 -> 312
-        ({"b300": {"peak nvfp4": 1 / 6}}, [
-            "nvfp4 on B300: x0.50 the fp8 compute with the bytes cut to 1/1.78. The ridge falls ",
-            "from 625 to 312 FLOP/B", "the chip stays busy with smaller batches"]),
-        # int8 x4: ridge 1576e12 / 8.2e11 = 1922
-        ({"tpu_v5e": {"peak int8": 4}}, ["the critical batch rises from 256 to"]),
-        # 2 x 989 / 3.35 = 590.4; the smallest B with I(B) >= 590.4 is 690 (conftest.critical_batch)
-        ({"h100": {"peak bf16": 2}}, ["(ridge 590 FLOP/B)", "on H100 SXM it is 690, not 590,"]),
-        # as slow as one v5e link: 2 * 989e12 / 45e9; no 'only'
-        ({"h100": {"link": 0.1}}, ["and the H100 SXM needs K > 43,955.6."]),
-        # Regressions, shrunk by hypothesis. 98.9e12 / 3.35e12 = 29.52; the smallest B with
-        # I(B) >= 29.52 is 30 (I(29) = 28.9), not a critical batch 'of 30, not 30'
-        ({"h100": {"peak bf16": 0.1}}, [
-            "on H100 SXM it is 30, just above the ridge of 29.52, because"]),
-        # 22.5 GB/s against 900 GB/s: 1/40.00 as much, once printed as 'x0 the bandwidth'
-        ({"h100": {"link": 0.05}, "tpu_v5e": {"link": 20}}, [
-            "NVLink 4 carries 1/40.00 as much bandwidth as one TPU v5e ICI link"]),
-        # ridge 18 x 197e12 / 8.2e11 = 4,324 > KN / (K + N) = 4,096: no batch reaches it in
-        # bf16, once 'the critical batch goes from never to never'
-        ({"tpu_v5e": {"peak bf16": 18}}, [
-            "the critical batch is never reached, before or after (estimate 2162)"]),
-        # 98.9 PFLOP/s (the edit the battery draws) once printed 'they reach 0.00% and 0.00%
-        # of peak': add 3.35e12 x (1 / 6) / 98.9e15 = 0.000565%; dot x 0.5: 0.00169%
-        ({"h100": {"peak bf16": 100}}, ["they reach 0.00056% and 0.0017% of peak"]),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize(("edit", "wanted"), [
+    ({}, LECTURE),  # the shipped table: each number worked out above from K = N = 8192
+    # 2.4 / 3.35 = 1/1.40 as much; ridge 989 / 2.4 = 412
+    ({"h200": {"mem_bw": 0.5}}, ["with 1/1.40 as much bandwidth as the H100 SXM",
+                                 "so its ridge rises from 295 to 412 FLOP/B",
+                                 "A higher ridge makes full speed harder to reach."]),
+    # 15 / 6 = 2.5 PFLOP/s: x0.50 the compute, bytes cut to 1/1.78, no 'only'; 625 -> 312
+    ({"b300": {"peak nvfp4": 1 / 6}}, [
+        "nvfp4 on B300: x0.50 the fp8 compute with the bytes cut to 1/1.78. The ridge falls ",
+        "from 625 to 312 FLOP/B", "the chip stays busy with smaller batches"]),
+    # int8 x4: ridge 1576e12 / 8.2e11 = 1922
+    ({"tpu_v5e": {"peak int8": 4}}, ["the critical batch rises from 256 to"]),
+    # 2 x 989 / 3.35 = 590.4; the smallest B with I(B) >= 590.4 is 690 (conftest.critical_batch)
+    ({"h100": {"peak bf16": 2}}, ["(ridge 590 FLOP/B)", "on H100 SXM it is 690, not 590,"]),
+    # as slow as one v5e link: 2 * 989e12 / 45e9; no 'only'
+    ({"h100": {"link": 0.1}}, ["and the H100 SXM needs K > 43,955.6."]),
+    # Regressions, shrunk by hypothesis. 98.9e12 / 3.35e12 = 29.52; the smallest B with
+    # I(B) >= 29.52 is 30 (I(29) = 28.9), not a critical batch 'of 30, not 30'
+    ({"h100": {"peak bf16": 0.1}}, [
+        "on H100 SXM it is 30, just above the ridge of 29.52, because"]),
+    # 22.5 GB/s against 900 GB/s: 1/40.00 as much, once printed as 'x0 the bandwidth'
+    ({"h100": {"link": 0.05}, "tpu_v5e": {"link": 20}}, [
+        "NVLink 4 carries 1/40.00 as much bandwidth as one TPU v5e ICI link"]),
+    # ridge 18 x 197e12 / 8.2e11 = 4,324 > KN / (K + N) = 4,096: no batch reaches it in
+    # bf16, once 'the critical batch goes from never to never'
+    ({"tpu_v5e": {"peak bf16": 18}}, [
+        "the critical batch is never reached, before or after (estimate 2162)"]),
+    # 98.9 PFLOP/s (the edit the battery draws) once printed 'they reach 0.00% and 0.00%
+    # of peak': add 3.35e12 x (1 / 6) / 98.9e15 = 0.000565%; dot x 0.5: 0.00169%
+    ({"h100": {"peak bf16": 100}}, ["they reach 0.00056% and 0.0017% of peak"]),
+])  # fmt: skip
 def test_lecture_under_edits_by_hand(edit: dict, wanted: list[str]) -> None:
     table = edited(**edit)
     out = lecture(table)
