@@ -254,15 +254,17 @@ def _projection_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
             _matmul("V projection", n, d, m.kv_dim, dt, to_cache=True),
         ]
     r_q, r_kv = m.q_lora_rank, m.kv_lora_rank
-    if r_q:
+    if r_q:  # each latent is normalised before its up projection (and the cache)
         ops = [
             _matmul("Q down projection", n, d, r_q, dt),
+            _rmsnorm("Q latent norm", n, r_q, dt),
             _matmul("Q up projection", n, r_q, m.q_dim, dt),
         ]
     else:
         ops = [_matmul("Q projection", n, d, m.q_dim, dt)]
     up = m.n_heads * (m.d_head - m.rope_head_dim + (m.v_head_dim or m.d_head))
     ops.append(_matmul("KV down projection", n, d, m.cache_width, dt, to_cache=True))
+    ops.append(_rmsnorm("KV latent norm", n, r_kv, dt))
     ops.append(_matmul("KV up projection (absorbed)", n, r_kv, up, dt))
     return ops
 
@@ -303,12 +305,18 @@ def layer_ops(model: Model, batch: int, new_tokens: int, context: int, dtypes: D
     dt = dtypes or DTypes()
     B, T, S = batch, new_tokens, context
     n, d, a = B * T, model.d_model, dt.act_bytes
+    post = model.norms_per_layer > 2  # Gemma: a norm after attention and after the MLP too
+    add = Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a)  # read 2, write 1
+    heads = ((model.n_heads, "Q"), (model.n_kv_heads, "K")) if model.qk_norm else ()
+    qk = [_rmsnorm(f"{w} norm", n * h, model.d_head, dt) for h, w in heads]  # gains of d_head
     ops = [
         _rmsnorm("attention norm", n, d, dt),
         *_projection_ops(model, n, dt),
+        *qk,
         *_attention_ops(model, B, T, S, dt, materialized, window),
         _matmul("output projection", n, model.v_dim, d, dt),
-        Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a),  # read 2, write 1
+        *[_rmsnorm("post-attention norm", n, d, dt)] * post,
+        add,
         _rmsnorm("MLP norm", n, d, dt),
     ]
     if model.n_experts and not dense:  # the router (d -> E), each token's k experts, shared ones
@@ -317,8 +325,7 @@ def layer_ops(model: Model, batch: int, new_tokens: int, context: int, dtypes: D
         ops += _mlp_ops(model, n, model.d_ff_shared, dt, "shared ") if model.d_ff_shared else []
     else:
         ops += _mlp_ops(model, n, model.d_ff, dt)
-    ops.append(Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a))
-    return tuple(ops)
+    return (*ops, *[_rmsnorm("post-MLP norm", n, d, dt)] * post, add)
 
 
 def model_ops(

@@ -203,8 +203,8 @@ def _model(config: object, path: str) -> Model:
            for key in ("attention_bias", "use_qk_norm")}  # fmt: skip
     if kind in ("qwen2", "qwen2_moe") or glm["attention_bias"]:  # q, k and v biases
         extra += heads * d_head + 2 * kv * d_head
-    if kind in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text") or glm["use_qk_norm"]:
-        extra += 2 * d_head  # q_norm and k_norm
+    qk_norm = kind in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text") or glm["use_qk_norm"]
+    extra += 2 * d_head * qk_norm  # q_norm and k_norm
     if kind == "deepseek_v3":
         rope, nope = k.int("qk_rope_head_dim"), k.int("qk_nope_head_dim")
         d_head, kv = rope + nope, heads  # the latent serves every head
@@ -229,7 +229,8 @@ def _model(config: object, path: str) -> Model:
         d_head=d_head, d_ff=ff, gated_mlp=True, vocab_size=k.int("vocab_size"),
         tied_embeddings=tie, max_context=k.int("max_position_embeddings"),
         config_source=f"{where} ({kind} family)", sliding_window=window, sliding_layers=sliding,
-        norms_per_layer=4 if kind in GEMMA_TYPES else 2, extra_layer_params=extra, **fields,
+        norms_per_layer=4 if kind in GEMMA_TYPES else 2, extra_layer_params=extra,
+        qk_norm=qk_norm, **fields,
     )  # fmt: skip
 
 

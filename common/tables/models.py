@@ -75,6 +75,7 @@ class Model:
     sliding_layers: int = 0  # layers that use it (layer_types, or the family's pattern)
     norms_per_layer: int = 2  # RMSNorm gains of d_model per layer (Gemma 2 and 3: four)
     extra_layer_params: int = 0  # per layer: biases, attention sinks, q/k norms (memory only)
+    qk_norm: bool = False  # an RMSNorm on each query and key head (Qwen3, Gemma 3, some GLM)
     published_active: float | None = None  # parameters a token uses, where published
 
     def __post_init__(self) -> None:
@@ -252,6 +253,7 @@ QWEN3_30B_A3B = Model(
     experts_per_token=8,  # num_experts_per_tok
     d_ff_expert=768,  # moe_intermediate_size
     extra_layer_params=2 * 128,  # q_norm and k_norm, head_dim each
+    qk_norm=True,
     published_active=3.3e9,
 )
 

@@ -225,9 +225,9 @@ def test_expected_distinct_experts_by_hand_and_by_enumeration() -> None:
         assert step.weight_bytes == pytest.approx(by_hand, rel=1e-9)
     step = tf.decode_ledger(QWEN3_30B_A3B, 1, 100)
     held = tf.parameter_count(QWEN3_30B_A3B) * 2
-    # Active weights only (the embedding as one row, not the table; the q/k norm gains,
-    # 48 x 256, are memory the ledger's operators leave out): about 3.04B x 2 bytes.
-    active = tf.active_parameter_count(QWEN3_30B_A3B) - 151936 * 2048 + 2048 - 48 * 256
+    # Active weights only (the embedding as one row, not the table; the q/k norm operators
+    # read their 48 x 256 gains): about 3.04B x 2 bytes.
+    active = tf.active_parameter_count(QWEN3_30B_A3B) - 151936 * 2048 + 2048
     assert step.weight_bytes == pytest.approx(2 * active)
     assert step.weight_bytes < held / 9
     config = {**TINY["qwen2_moe"][0], "model_type": "qwen3_moe", "num_hidden_layers": 4,
@@ -247,6 +247,23 @@ def test_expected_distinct_experts_by_hand_and_by_enumeration() -> None:
     step = tf.decode_ledger(gpt, 1, 20)
     reads = sum(op.kv_bytes * c for op, c in step.counted() if op.kind == "attention")
     assert reads == 2 * (4 + 20) * 8  # bf16, K and V of 4 + 20 tokens
+
+
+def test_every_norm_a_family_applies_is_an_operator_of_its_layer() -> None:
+    # RMSNorm: 4 FLOP an element. DeepSeek-V3 normalises its query (1536) and KV (512)
+    # latents; Qwen3 each of 32 query and 4 key heads of 128; Gemma 3 (d = 2560) also
+    # normalises after attention and after the MLP; Llama none of these.
+    gemma = model_from_config(GEMMA_3_4B.config)  # 8 query heads and 4 KV heads of 256
+    cases = ((DEEPSEEK_V3, {"Q latent norm": 4 * 1536, "KV latent norm": 4 * 512}),
+             (QWEN3_30B_A3B, {"Q norm": 4 * 32 * 128, "K norm": 4 * 4 * 128}),
+             (gemma, {"Q norm": 4 * 8 * 256, "K norm": 4 * 4 * 256,
+                      "post-attention norm": 4 * 2560, "post-MLP norm": 4 * 2560}),
+             (model_from_config({**BASE, "model_type": "llama"}), {}))  # fmt: skip
+    for model, flops in cases:
+        ops = tf.layer_ops(model, 1, 1, 8)
+        pre = {f"{w} norm": 4 * model.d_model for w in ("attention", "MLP")}
+        assert {o.name: o.flops for o in ops if o.kind == "norm"} == {**pre, **flops}
+        assert sum(o.kind == "norm" for o in ops) == 2 + len(flops)  # each once
 
 
 @pytest.mark.parametrize(("T", "S", "W"), [(1, 1, 3), (1, 9, 3), (9, 9, 3), (4, 9, 3), (5, 5, 8)])
