@@ -159,11 +159,10 @@ def predict_request(args: Any) -> dict[str, Any]:
         )
     tp = 1 if args.ep else gpus  # expert-parallel: the rest runs data-parallel, unsplit
     if chip.node is not None and tp > chip.node:
-        raise ValueError(
-            f"{tp} GPUs in tensor parallel span more than one node of {chip.node} x "
-            f"{chip.name}; the table has no figure for the network between nodes: "
-            f"give --gpus {chip.node} or fewer" + ", or --ep N" * bool(model.n_experts)
-        )
+        ep = ", or --ep N" * bool(model.n_experts)
+        raise ValueError(f"{tp} GPUs in tensor parallel span more than one node of {chip.node} x "
+                         f"{chip.name}; the table has no figure for the network between nodes: "
+                         f"give --gpus {chip.node} or fewer{ep}")  # fmt: skip
     if not splits(model, tp):
         raise ValueError(f"{gpus} GPUs cannot split {model.name}'s heads evenly")
     draft = read_config(args.draft_config) if args.draft_config else None
