@@ -6,25 +6,10 @@ import re
 
 #: Commands replaced by a symbol or by nothing (spacing); any other prints as its name.
 SYMBOLS = {
-    "geq": ">=",
-    "ge": ">=",
-    "leq": "<=",
-    "le": "<=",
-    "approx": "~",
-    "times": "x",
-    "cdot": "*",
-    "propto": "is proportional to",
-    "Rightarrow": "=>",
-    "iff": "<=>",
-    "ldots": "...",
-    "ast": "*",
-    "lceil": "ceil(",
-    "rceil": ")",
-    "left": "",
-    "right": "",
-    "qquad": " ",
-    "quad": " ",
-}
+    "geq": ">=", "ge": ">=", "leq": "<=", "le": "<=", "approx": "~", "times": "x", "cdot": "*",
+    "propto": "is proportional to", "Rightarrow": "=>", "iff": "<=>", "ldots": "...", "ast": "*",
+    "lceil": "ceil(", "rceil": ")", "left": "", "right": "", "qquad": " ", "quad": " ",
+}  # fmt: skip
 SPACES = {",": " ", ";": " ", ":": " ", "!": "", " ": " ", "%": "%"}
 
 
