@@ -409,13 +409,16 @@ def test_ctrl_c_during_the_numpy_import_is_one_line(delay: float, tmp_path: Path
     path.write_text(json.dumps(_results_doc(HERE)), encoding="utf-8")
     old = path.read_bytes()
     argv = (str(lecture_path("01")), "--quick", "--results", str(path))
-    with start_python(*argv, text=True) as proc:
-        deadline = time.monotonic() + 60
-        while not _mapped(proc.pid, "_multiarray_umath") and time.monotonic() < deadline:
-            time.sleep(0.0002)  # numpy's core library is mapped: the import is under way
-        time.sleep(delay)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+    for _ in range(3):  # status 0: on a loaded machine the lecture ended before the signal
+        with start_python(*argv, text=True) as proc:
+            deadline = time.monotonic() + 60
+            while not _mapped(proc.pid, "_multiarray_umath") and time.monotonic() < deadline:
+                time.sleep(0.0002)  # numpy's core library is mapped: the import is under way
+            time.sleep(delay)
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=60)
+        if proc.returncode:
+            break
     assert proc.returncode == -signal.SIGINT  # a shell shows 130
     assert err.splitlines() == ["01_machine_probe.py: interrupted; nothing half-written was kept"]
     assert path.read_bytes() == old
