@@ -159,8 +159,9 @@ class ChipTerms:
     gemm: Mapping[int, tuple[Term, ...]]  #: TP degree g -> the GEMM's time at each GEMM_ROWS
     one_row: Mapping[int, tuple[Term, ...]]  #: g -> each ROLE_SHAPES GEMM's time at one row
     small_kernels: tuple[Term, ...]  #: SMALL_KERNELS' times at one token
+    #: g -> (message bytes, seconds) of the node's NCCL all-reduce, rising bytes (None: none)
     allreduce: Mapping[int, tuple[tuple[float, float], ...]] | None
-    allreduce_source: str
+    allreduce_source: str  #: where that curve comes from
     measured_on: str  #: the chip key whose datasheet the shares are taken against
     note: str = ""  #: how the figures reach a chip they were not measured on
     l2: Term | None = None  #: L2 bandwidth, B/s (GPU_BENCHES_L2)
