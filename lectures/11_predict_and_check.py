@@ -187,8 +187,9 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # ``common/tables/engines.py`` (a GEMM's measured share of the peak at the request's rows,
 # each projection's share of the bandwidth at one row, measured at its own shape, both on
 # one GPU's shard under the request's tensor parallelism, the smallest kernel's time, the
-# all-reduce curve of its node or its engine, the CPU's cost per kernel launch where no CUDA
-# graph launches them, and the *KV re-read per query head*: a decode attention that reads
+# all-reduce curve of its node or its engine, the CPU's scheduling cost per step where the
+# engine leaves the GPU waiting for it, its cost per kernel launch where no CUDA graph
+# launches them, and the *KV re-read per query head*: a decode attention that reads
 # each shared KV head once per query head, the re-reads at the L2's measured bandwidth). A
 # case a term was taken from is *calibration*; every other case only checks (*validation*),
 # and a new source always enters as validation.
