@@ -42,7 +42,7 @@ def figures() -> dict[str, dict[str, float]]:
 
 
 def literal(value: float) -> str:
-    """`value` as its shortest exact float literal: 312e12, 1.3995e12, 233472.0."""
+    """`value` as its shortest exact float literal: 3.12e14, 1.3995e12, 233472.0."""
     text = str(Decimal(repr(value)).normalize()).lower().replace("e+", "e")
     return text if "." in text or "e" in text else f"{text}.0"
 

@@ -74,7 +74,7 @@ class Model:
     sliding_window: int = 0  # sliding_window
     sliding_layers: int = 0  # layers that use it (layer_types, or the family's pattern)
     norms_per_layer: int = 2  # RMSNorm gains of d_model per layer (Gemma 2 and 3: four)
-    extra_layer_params: int = 0  # per layer: biases, attention sinks, q/k norms (memory only)
+    extra_layer_params: int = 0  # per layer: biases, attention sinks, q/k norm gains (memory)
     qk_norm: bool = False  # an RMSNorm on each query and key head (Qwen3, Gemma 3, some GLM)
     published_active: float | None = None  # parameters a token uses, where published
 
