@@ -183,16 +183,21 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # LMDeploy's A100 table, NVIDIA NIM on two H100s). Each is predicted twice: by the roofline
 # *bound* alone, and by the *forecast* of ``python3 -m common.predict --engine E``, E the
 # class of its engine (``trtllm``, ``trtllm-mmha``, ``vllm``, ``vllm-single-step``,
-# ``vllm-eager`` or ``eager``): the bound plus the engine terms of
-# ``common/tables/engines.py`` (a GEMM's measured share of the peak at the request's rows,
-# each projection's share of the bandwidth at one row, measured at its own shape, both on
-# one GPU's shard under the request's tensor parallelism, the smallest kernel's time, the
-# all-reduce curve of its node or its engine, the CPU's scheduling cost per step where the
-# engine leaves the GPU waiting for it, its cost per kernel launch where no CUDA graph
-# launches them, and the *KV re-read per query head*: a decode attention that reads
-# each shared KV head once per query head, the re-reads at the L2's measured bandwidth). A
-# case a term was taken from is *calibration*; every other case only checks (*validation*),
-# and a new source always enters as validation.
+# ``vllm-eager`` or ``eager``). The forecast is the bound plus the engine terms of
+# ``common/tables/engines.py``:
+#
+# - a GEMM's measured share of the peak at the request's rows, and each projection's share
+#   of the bandwidth at one row, measured at its own shape, both on one GPU's shard under
+#   the request's tensor parallelism;
+# - the smallest kernel's time, as a floor under every kernel;
+# - the all-reduce curve of its node or of its engine;
+# - the CPU's scheduling cost per step where the engine leaves the GPU waiting for it, and
+#   its cost per kernel launch where no CUDA graph launches them;
+# - the *KV re-read per query head*: a decode attention that reads each shared KV head once
+#   per query head, the re-reads at the L2's measured bandwidth.
+#
+# A case a term was taken from is *calibration*; every other case only checks
+# (*validation*), and a new source always enters as validation.
 
 informed = {label for term in engines.all_terms() for label in term.informs}
 rows, unlinked = [], []
