@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from common.tables import slips, sources
+from common.tables import shipped, slips, sources
 from common.tables.validate import plausible, positive
 
 # --- Sources (cited by every figure) -----------------------------------------
@@ -427,6 +427,16 @@ BYTES_PER_ELEM: dict[str, float] = {
     "int4": 0.5,
     "nvfp4": 0.5625,
 }
+
+
+def shipped_chip(chip: Chip) -> Chip:
+    """`chip` with every figure as the repository ships it (``common/tables/shipped.py``)."""
+    row = shipped.FIGURES.get(chip.key, {})
+    back = lambda f, name: replace(f, value=row.get(name, f.value))  # noqa: E731
+    peaks = {p: back(f, f"peak {p}") for p, f in chip.peak_flops_table.items()}
+    figs = {n: getattr(chip, n, None) for n in row}
+    return replace(chip, peak_flops_table=peaks,
+                   **{n: back(f, n) for n, f in figs.items() if isinstance(f, Figure)})  # fmt: skip
 
 
 def get_chip(name: str) -> Chip:

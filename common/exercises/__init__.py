@@ -28,13 +28,13 @@ from common.files.calibration import saved_calibration
 from common.files.results import get_section, load_results
 from common.formulas import attention_io, ledger, numpy_ops, predict, roofline, serving, transformer
 from common.formulas.thresholds import crossover
-from common.hw_specs import Chip
+from common.hw_specs import Chip, shipped_chip
 from common.measure import caches
 from common.present import claims, console
 from common.present.claims import change, direction, listing, more_or_fewer, n_of_m, ratio, rose
 from common.present.console import fmt_batch, fmt_bw, fmt_bytes, fmt_pct, fmt_rate, fmt_time
 from common.present.display import Table
-from common.tables import assumptions, models, shipped
+from common.tables import assumptions, models
 from common.tables import measurements as pub
 from common.tables.units import GIB
 
@@ -102,16 +102,6 @@ def with_peak(chip: Chip, precision: str, peak: float) -> Chip:
     old = chip.peak_flops_table[precision]
     new = dataclasses.replace(old, value=peak, note="edited for an exercise")
     return dataclasses.replace(chip, peak_flops_table={**chip.peak_flops_table, precision: new})
-
-
-def shipped_chip(chip: Chip) -> Chip:
-    """`chip` with every figure as the repository ships it (``common/tables/shipped.py``)."""
-    row = shipped.FIGURES.get(chip.key, {})
-    back = lambda f, name: dataclasses.replace(f, value=row.get(name, f.value))  # noqa: E731
-    peaks = {p: back(f, f"peak {p}") for p, f in chip.peak_flops_table.items()}
-    figs = {n: getattr(chip, n, None) for n in row}
-    figs = {n: back(f, n) for n, f in figs.items() if isinstance(f, hw_specs.Figure)}
-    return dataclasses.replace(chip, peak_flops_table=peaks, **figs)
 
 
 _f1 = "{:,.1f}".format  # a ridge or an intensity, one decimal

@@ -37,7 +37,7 @@ from typing import NamedTuple
 from common.formulas import roofline, serving
 from common.formulas import transformer as llm
 from common.formulas.transformer import DTypes, Op, PassLedger, decode_ledger, prefill_ledger
-from common.hw_specs import Chip, bytes_per_elem, get_chip
+from common.hw_specs import Chip, bytes_per_elem, get_chip, shipped_chip
 from common.tables import engines
 from common.tables import measurements as pub
 from common.tables.models import Model
@@ -586,7 +586,8 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             "achievable roofs, no kernel floor, all-reduce as ring bytes (no latency)"
         )
     else:
-        home = get_chip(terms.measured_on)  # shares are of the datasheet it was measured on
+        home = get_chip(terms.measured_on)  # shares are of the datasheet it was measured on:
+        home = home if home.key == chip.key else shipped_chip(home)  # another's, as shipped
         peak_bf16 = home.peak_flops("bf16")
         # measured in bf16; at another precision, scaled by the ratio of the best-shape
         # matmul's shares at the two precisions (hw_specs' MAMF figures), where both exist

@@ -461,15 +461,11 @@ def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    chip=st.sampled_from(["a100", "a100-80gb", "h100", "h200", "b200", "tpu-v5e"]),
-    model=st.sampled_from(["llama-2-7b", "llama-3-70b", "qwen3-30b-a3b", "deepseek-v3"]),
-    engine=st.sampled_from(["vllm", "trtllm", "eager", "trtllm-mmha", "sglang"]),
-    gpus=st.sampled_from([1, 2, 4, 8]),
-    batch=st.integers(1, 256),
-    prompt=st.integers(1, 2048),
-    new=st.integers(0, 64),
-)
+@given(chip=st.sampled_from(["a100", "a100-80gb", "h100", "h200", "b200", "tpu-v5e"]),
+       model=st.sampled_from(["llama-2-7b", "llama-3-70b", "qwen3-30b-a3b", "deepseek-v3"]),
+       engine=st.sampled_from(["vllm", "trtllm", "eager", "trtllm-mmha", "sglang"]),
+       gpus=st.sampled_from([1, 2, 4, 8]), batch=st.integers(1, 256),
+       prompt=st.integers(1, 2048), new=st.integers(0, 64))  # fmt: skip
 def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch, prompt, new):
     c, m = get_chip(chip), get_model(model)
     spec = predict.spec_roofs(c, "bf16")
@@ -583,3 +579,18 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
     assert drafted.draft_prefill_s == pytest.approx(bound(tf.prefill_ledger(TINY, 2, prompt, dt)))
     if new_tokens == 1:  # the prompt pass yields the only token: nothing to speculate on
         assert (got.total_s, got.speedup) == (pytest.approx(prefill), 1.0)
+
+
+def test_an_edit_of_one_chip_leaves_the_chips_that_borrow_its_terms_alone(monkeypatch) -> None:
+    # The H200 prices its kernels at the H100's measured shares of the H100's datasheet as
+    # shipped: the H100's bandwidth x10 leaves the H200's decode step as it was.
+    h200, dt = get_chip("h200"), predict.engine_dtypes("bf16", "vllm")
+    req = Request(model=get_model("llama-3-8b"), batch=1, prompt=512, new_tokens=8, dtypes=dt)
+    spec = predict.spec_roofs(h200, "bf16")
+
+    def step() -> float:
+        return predict.forecast(req, spec, predict.engine_roofs(h200, "vllm", "bf16")).decode_step_s
+
+    before, fig = step(), dataclasses.replace(H100.mem_bw_figure, value=33.5e12)
+    monkeypatch.setitem(hw_specs.CHIPS, "h100", dataclasses.replace(H100, mem_bw_figure=fig))
+    assert step() == before

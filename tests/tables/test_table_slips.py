@@ -381,8 +381,8 @@ SLIPS = {
     "figure typed as a string": ('"bf16": flops(989e12, H100_DATASHEET)',
                                  '"bf16": flops("989e12", H100_DATASHEET)',
                                  "H100 SXM bf16 peak FLOP/s must be a number, got '989e12'"),
-    "broken import": ("from common.tables import slips, sources",
-                      "from common.tables import slips, source",
+    "broken import": ("from common.tables import shipped, slips, sources",
+                      "from common.tables import shipped, slips, source",
                       "cannot import name 'source' from 'common.tables'"),
 }  # fmt: skip
 
