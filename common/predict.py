@@ -241,8 +241,9 @@ def render(r: Mapping[str, Any]) -> str:
         f"parameters: {r['params_total'] / 1e9:,.2f} B total, {r['params_active'] / 1e9:,.2f} B "
         "active per token",
         format_table(("term", "prefill", "decode step (mean)"), rows),
-        f"bound (what no engine beats): {fmt_time(r['bound_total_s'], 'ms')} at the datasheet's "
-        f"roofs, {fmt_time(r['bound_achievable_total_s'], 'ms')} at the achievable ones",
+        f"bound: {fmt_time(r['bound_total_s'], 'ms')} at the datasheet's roofs (what no engine "
+        f"beats), {fmt_time(r['bound_achievable_total_s'], 'ms')} at the achievable ones (what "
+        "the best measured kernels reach)",
         f"forecast: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens'] - 1} decode steps; "
         f"throughput {_rate(r['tokens_per_s'])} generated tokens/s",
         *speculation,

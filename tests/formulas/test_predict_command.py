@@ -121,7 +121,7 @@ def test_table_output_names_each_term(capsys, tmp_path) -> None:
     assert cmd.main(["--model", "llama-3-8b", "--new-tokens", "4"]) == 0
     out = capsys.readouterr().out
     words = ("prefill", "decode step (mean)", "bound (spec roofs)", "all-reduce", "kernel floor")
-    for word in (*words, "fixed cost per step", "bound (what no engine beats)"):
+    for word in (*words, "fixed cost per step", "at the datasheet's roofs (what no engine beats)"):
         assert word in out
     assert "throughput" in out and "3 decode steps" in out  # 4 new tokens: prefill + 3 steps
     # The prefill gives the first token: with one new token no decode step runs, so the table's

@@ -181,12 +181,12 @@ def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys
     assert any(line.startswith("draft: a draft head of one decoder layer") for line in lines)
     head = next(i for i, line in enumerate(lines) if line.startswith("term "))
     assert lines[head].split() == ["term", "prefill", "decode", "step", "(mean)"]
-    end = next(i for i, line in enumerate(lines) if line.startswith("bound (what"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("bound: "))
     table = lines[head + 2 : end]  # under the rule: each term, then their sum, both in ms
     assert table[-1].startswith("forecast (sum) ") and len(table) > 2
     assert all(re.search(r"\d\.\d{3} ms +\d+\.\d{3} ms$", row) for row in table)
     assert any(re.match(r"forecast: \d+\.\d{3} ms = prefill \+ 7 decode steps;", s) for s in lines)
-    bound = r"bound \(what no engine beats\): \d+\.\d{3} ms at the datasheet's roofs, \d+\.\d{3} ms"
+    bound = r"bound: \d+\.\d{3} ms at the datasheet's roofs \(what no engine beats\), \d+\.\d{3} ms"
     assert any(re.match(bound, line) for line in lines)
     assert any(line.endswith("(1 x 8 tokens over the speculative request's time on 1 GPU)")
                for line in lines)  # fmt: skip
