@@ -567,8 +567,9 @@ def compute_precision(chip: Chip, precision: str) -> str:
 
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
     """The measured terms of `engine` on `chip` over g = `gpus` GPUs (``tables.engines``), the
-    GEMM and HBM shares at the largest measured shard degree <= g; a term nobody measured on
-    this chip is left out or falls back to the achievable roof, and `notes` says which.
+    GEMM and HBM shares at the largest measured shard degree <= g, each of the datasheet as
+    shipped (an edited figure moves the forecast at the measured share); a term nobody
+    measured on this chip is left out or falls back to the achievable roof, as `notes` says.
     Beside sub-16-bit GEMMs, attention runs at the 16-bit network's peak (attention_share)."""
     eng = engines.ENGINES[engine]
     terms = engines.CHIP_TERMS.get(chip.key)
@@ -586,8 +587,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             "achievable roofs, no kernel floor, all-reduce as ring bytes (no latency)"
         )
     else:
-        home = get_chip(terms.measured_on)  # shares are of the datasheet it was measured on:
-        home = home if home.key == chip.key else shipped_chip(home)  # another's, as shipped
+        home = shipped_chip(get_chip(terms.measured_on))  # shares of the datasheet measured on
         peak_bf16 = home.peak_flops("bf16")
         # measured in bf16; at another precision, scaled by the ratio of the best-shape
         # matmul's shares at the two precisions (hw_specs' MAMF figures), where both exist

@@ -162,7 +162,7 @@ class ChipTerms:
     #: g -> (message bytes, seconds) of the node's NCCL all-reduce, rising bytes (None: none)
     allreduce: Mapping[int, tuple[tuple[float, float], ...]] | None
     allreduce_source: str  #: where that curve comes from
-    measured_on: str  #: the chip key whose datasheet the shares are taken against
+    measured_on: str  #: the chip key whose datasheet (as shipped) the shares are taken against
     note: str = ""  #: how the figures reach a chip they were not measured on
     l2: Term | None = None  #: L2 bandwidth, B/s (GPU_BENCHES_L2)
 
