@@ -405,11 +405,10 @@ def _mapped(pid: int, needle: str) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc to see the import")
 @pytest.mark.parametrize("delay", [0.0, 0.005, 0.02])
 def test_ctrl_c_during_the_numpy_import_is_one_line(delay: float, tmp_path: Path) -> None:
-    path = tmp_path / "machine.json"
-    path.write_text(json.dumps(_results_doc(HERE)), encoding="utf-8")
-    old = path.read_bytes()
+    path, old = tmp_path / "machine.json", json.dumps(_results_doc(HERE)).encode()
     argv = (str(lecture_path("01")), "--quick", "--results", str(path))
     for _ in range(3):  # status 0: on a loaded machine the lecture ended before the signal
+        path.write_bytes(old)  # (and wrote its results: each try starts from the same file)
         with start_python(*argv, text=True) as proc:
             deadline = time.monotonic() + 60
             while not _mapped(proc.pid, "_multiarray_umath") and time.monotonic() < deadline:
