@@ -256,6 +256,7 @@ class EngineRoofs:
     kv_l2: float = 0.0  #: L2 B/s decode attention re-reads each KV head from, once per query head
     kv_copies: bool = False  #: the KV heads copied once per query head in HBM (engines.KV_COPIES)
     role_hbm: tuple[tuple[str, float], ...] = ()  #: (operator, its own HBM share) by GEMM shape
+    curve_link: float | None = None  #: the link B/s the curve was measured over (as shipped)
 
 
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
@@ -413,7 +414,8 @@ def forecast_terms(
     copies = eng.kv_copies * 2 * g * ledger.kind_total("attention", "kv_bytes") / gpus
     seconds = extra + copies / shares.mem_bw
     reread = {KV_TERM: seconds} if g > 1 and (eng.kv_l2 or eng.kv_copies) else {}
-    ring = comm_time(ledger, gpus, spec.link_bw, None)
+    at = eng.curve_link if eng.curve and gpus in eng.curve and eng.curve_link else spec.link_bw
+    ring = comm_time(ledger, gpus, at, None)  # the bytes on the measured curve's own link
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
     ways = zip(EP_TERMS, ("dispatch", "combine"), strict=True) if ep else ()
     exchange = {  # under `ep`: each MoE layer sends its tokens to their experts and back
@@ -641,6 +643,6 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     if per_head:
         notes.append(f"{KV_TERM}: " + (f"from the {l2.what}" if l2 else engines.NO_L2))
     kv = (l2.value if l2 and per_head else 0.0, eng.kv_reads == engines.KV_COPIES)
-    return EngineRoofs(
-        gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention, *kv, role_hbm
-    )
+    link = None if terms is None or home.link_bw_figure is None else home.link_bw  # the curve's
+    return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention,
+                       *kv, role_hbm, link)  # fmt: skip

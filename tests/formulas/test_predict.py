@@ -579,19 +579,23 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
 
 
 def test_an_edit_moves_its_own_chips_forecast_not_its_borrowers(monkeypatch) -> None:
-    # The H100's measured shares are of its datasheet as shipped, and the H200 borrows them:
-    # the H100's bandwidth x10 runs the H100's memory-bound decode kernels (batch 1) 10 x
-    # faster at the same shares, and leaves the H200's decode step as it was.
+    # The H100's measured shares and all-reduce curve, which the H200 borrows, are of its
+    # datasheet as shipped: its bandwidth and link x10 run its memory-bound decode kernels 10 x
+    # faster, keep the curve's excess over ring bytes (prefill, 4 GPUs), leave the H200 alone.
     dt = predict.engine_dtypes("bf16", "vllm")
     req = Request(model=get_model("llama-3-8b"), batch=1, prompt=512, new_tokens=8, dtypes=dt)
 
-    def kernels(key: str) -> float:  # the bound + the measured shares' term: the kernels, s
-        c = get_chip(key)
-        eng, spec = predict.engine_roofs(c, "vllm", "bf16"), predict.spec_roofs(c, "bf16")
-        f = predict.forecast(req, spec, eng)
-        return f.decode_step["bound (spec roofs)"] + f.decode_step["measured GEMM and HBM shares"]
+    def run(key: str, gpus: int = 1) -> predict.Forecast:
+        c, r = get_chip(key), dataclasses.replace(req, gpus=gpus)
+        eng, spec = predict.engine_roofs(c, "vllm", "bf16", gpus), predict.spec_roofs(c, "bf16")
+        return predict.forecast(r, spec, eng)
 
-    before = kernels("h100"), kernels("h200")
-    fig = dataclasses.replace(H100.mem_bw_figure, value=33.5e12)
-    monkeypatch.setitem(hw_specs.CHIPS, "h100", dataclasses.replace(H100, mem_bw_figure=fig))
-    assert (kernels("h100"), kernels("h200")) == (pytest.approx(before[0] / 10, 1e-3), before[1])
+    def seen() -> tuple:  # the H100's decode kernels (bound + shares), the H200, the excess
+        one, x = run("h100").decode_step, run("h100", 4).prefill["all-reduce beyond ring bytes"]
+        return one["bound (spec roofs)"] + one["measured GEMM and HBM shares"], run("h200"), x
+
+    before = seen()
+    x10 = {f: dataclasses.replace(getattr(H100, f), value=10 * getattr(H100, f).value)
+           for f in ("mem_bw_figure", "link_bw_figure")}  # fmt: skip
+    monkeypatch.setitem(hw_specs.CHIPS, "h100", dataclasses.replace(H100, **x10))
+    assert before[2] > 0 and seen() == (pytest.approx(before[0] / 10, 1e-3), *before[1:])
