@@ -200,23 +200,20 @@ BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
 def test_each_projection_reads_its_weights_at_its_own_measured_share_by_hand(monkeypatch) -> None:
     # vidur's H100 at one row: the output projection [4096, 4096] in 0.016 ms, of 3.35 TB/s;
     # Q, K and V all take the fused QKV [4096, 12288]'s 0.038 ms; gate and up keep gate+up's
+    row = lambda k, n: 2 * (k + k * n + n)  # noqa: E731 (bf16 bytes of one row through [K, N])
     own = dict(predict.engine_roofs(get_chip("h100"), "vllm", "bf16").role_hbm)
-    assert own["output projection"] == pytest.approx(2 * (4096 + 4096**2 + 4096) / 16e-6 / 3.35e12)
-    qkv = 2 * (4096 + 4096 * 12288 + 12288) / 38e-6 / 3.35e12
+    assert own["output projection"] == pytest.approx(row(4096, 4096) / 16e-6 / 3.35e12)
+    qkv = row(4096, 12288) / 38e-6 / 3.35e12
     assert own["Q projection"] == own["K projection"] == own["V projection"] == pytest.approx(qkv)
     assert sorted(own) == ["K projection", "Q projection", "V projection", "down projection",
                            "output projection"]  # fmt: skip
     # on 2 H100s the QKV shard is [4096, 12288 / 2] (0.020 ms), the output's [4096 / 2, 4096]
     two = dict(predict.engine_roofs(get_chip("h100"), "vllm", "bf16", 2).role_hbm)
-    assert two["Q projection"] == pytest.approx(2 * (4096 + 4096 * 6144 + 6144) / 20e-6 / 3.35e12)
-    assert two["output projection"] == pytest.approx(
-        2 * (2048 + 2048 * 4096 + 4096) / 9e-6 / 3.35e12
-    )
+    assert two["Q projection"] == pytest.approx(row(4096, 6144) / 20e-6 / 3.35e12)
+    assert two["output projection"] == pytest.approx(row(2048, 4096) / 9e-6 / 3.35e12)
     # on 4 A100 80GB: the down projection's shard [11008 / 4, 4096] in 0.019 ms, of 2.039 TB/s
     four = dict(predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16", 4).role_hbm)
-    assert four["down projection"] == pytest.approx(
-        2 * (2752 + 2752 * 4096 + 4096) / 19e-6 / 2.039e12
-    )
+    assert four["down projection"] == pytest.approx(row(2752, 4096) / 19e-6 / 2.039e12)
     # the A100 40GB's share is kipply's, read over all its decode matmuls: one for every shape
     assert predict.engine_roofs(get_chip("a100"), "trtllm", "bf16").role_hbm == ()
     # and the forecast reads the output projection's bytes at its own share: 80 layers of
@@ -227,7 +224,7 @@ def test_each_projection_reads_its_weights_at_its_own_measured_share_by_hand(mon
     terms = [predict.forecast_terms(led, spec, dataclasses.replace(eng, role_hbm=r), 1)
              for r in ((), (("output projection", own["output projection"]),))]  # fmt: skip
     gap = terms[1]["measured GEMM and HBM shares"] - terms[0]["measured GEMM and HBM shares"]
-    o_bytes = 80 * 2 * (8192 + 8192 * 8192 + 8192)
+    o_bytes = 80 * row(8192, 8192)
     per_byte = 1 / (own["output projection"] * 3.35e12) - 1 / (eng.hbm_share * 3.35e12)
     assert gap == pytest.approx(o_bytes * per_byte) and gap > 0
     # a datasheet edited below what vidur measured (1 TB/s) keeps every share, each taken
@@ -579,9 +576,10 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
 
 
 def test_an_edit_moves_its_own_chips_forecast_not_its_borrowers(monkeypatch) -> None:
-    # The H100's measured shares and all-reduce curve, which the H200 borrows, are of its
-    # datasheet as shipped: its bandwidth and link x10 run its memory-bound decode kernels 10 x
-    # faster, keep the curve's excess over ring bytes (prefill, 4 GPUs), leave the H200 alone.
+    # Measured shares and curves are of the datasheet as shipped (the H200 borrows the H100's):
+    # the H100's bandwidth and link x10 run its memory-bound decode kernels 10 x faster, keep
+    # the curve's excess over ring bytes (prefill, 4 GPUs) and leave the H200 alone; the B200's
+    # peak x2 keeps the MAMF table's share of it, 1,745 of 2,250 TFLOP/s as shipped.
     dt = predict.engine_dtypes("bf16", "vllm")
     req = Request(model=get_model("llama-3-8b"), batch=1, prompt=512, new_tokens=8, dtypes=dt)
 
@@ -594,8 +592,11 @@ def test_an_edit_moves_its_own_chips_forecast_not_its_borrowers(monkeypatch) -> 
         one, x = run("h100").decode_step, run("h100", 4).prefill["all-reduce beyond ring bytes"]
         return one["bound (spec roofs)"] + one["measured GEMM and HBM shares"], run("h200"), x
 
-    before = seen()
+    before, b200, peaks = seen(), get_chip("b200"), get_chip("b200").peak_flops_table
     x10 = {f: dataclasses.replace(getattr(H100, f), value=10 * getattr(H100, f).value)
            for f in ("mem_bw_figure", "link_bw_figure")}  # fmt: skip
+    x2 = {**peaks, "bf16": dataclasses.replace(peaks["bf16"], value=4.5e15)}
     monkeypatch.setitem(hw_specs.CHIPS, "h100", dataclasses.replace(H100, **x10))
+    monkeypatch.setitem(hw_specs.CHIPS, "b200", dataclasses.replace(b200, peak_flops_table=x2))
     assert before[2] > 0 and seen() == (pytest.approx(before[0] / 10, 1e-3), *before[1:])
+    assert predict.engine_roofs(get_chip("b200"), "vllm", "bf16").gemm[0][1] == 1745 / 2250
