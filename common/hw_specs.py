@@ -8,6 +8,7 @@ capacities are the vendor's decimal bytes, but on-chip memory per SM is in KB of
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -187,36 +188,44 @@ class Chip:
         """Shared memory one SM can give a kernel (M_sm), in bytes; ValueError if not listed."""
         return self._check(self.smem_per_sm_figure, "shared memory per SM", "shared-memory-per-SM")
 
-    def _capped(self, fig: Figure | None, what: str, spec: Callable[[], float]) -> float | None:
-        """A measured achievable figure, capped at its datasheet figure (one edited below it;
-        slips warns); None where nobody published one."""
-        return None if fig is None else min(self._check(fig, f"achievable {what}"), spec())
+    def _achievable(self, i: int, what: str, top: Callable[[], float]) -> float | None:
+        """The `i`-th roof's achievable figure (``achievable_figures``), capped at its datasheet
+        figure (slips warns of one above it); None where nobody published one."""
+        got = list(self.achievable_figures())[i][2]
+        return None if got is None else min(top(), self._check(got, f"achievable {what}"))
 
     def achievable_flops(self, precision: str) -> float | None:
         """Measured achievable dense FLOP/s at `precision` (best matmul), or None if unpublished."""
-        peak = self.peak_flops(precision)  # ValueError for a precision the chip does not have
-        fig = self.achievable_flops_table.get(precision)
-        return self._capped(fig, f"{precision} FLOP/s", lambda: peak)
+        peak, i = self.peak_flops(precision), list(self.peak_flops_table).index(precision)
+        return self._achievable(i, f"{precision} FLOP/s", lambda: peak)
 
     @property
     def achievable_mem_bw(self) -> float | None:
         """Measured achievable HBM bandwidth in bytes/s (a streaming kernel), or None."""
-        return self._capped(self.achievable_mem_bw_figure, "memory bandwidth", lambda: self.mem_bw)
+        return self._achievable(-2, "memory bandwidth", lambda: self.mem_bw)
 
     @property
     def achievable_link_bw(self) -> float | None:
         """Measured achievable one-way link bandwidth in bytes/s, or None."""
-        link = self.link_bw_figure is not None  # else no datasheet figure caps it
-        spec = (lambda: self.link_bw) if link else (lambda: math.inf)
-        return self._capped(self.achievable_link_bw_figure, "link bandwidth", spec)
+        spec = (lambda: math.inf) if self.link_bw_figure is None else (lambda: self.link_bw)
+        return self._achievable(-1, "link bandwidth", spec)  # no datasheet figure: no cap
 
     def achievable_figures(self) -> Iterator[tuple[str, Figure, Figure | None]]:
-        """(label, datasheet figure, measured achievable figure or None) for each roof."""
-        for precision, fig in self.peak_flops_table.items():
-            yield f"peak {precision}", fig, self.achievable_flops_table.get(precision)
-        yield "memory bandwidth", self.mem_bw_figure, self.achievable_mem_bw_figure
+        """(label, datasheet figure, measured achievable figure or None) for each roof: the
+        peaks, memory bandwidth, link. An achievable figure as shipped keeps its share of its
+        datasheet figure as shipped, so an edit of that moves it (one edited stands as given)."""
         link = f"link ({self.link_name})" if self.link_name else "link"
-        yield link, self.link_bw_figure, self.achievable_link_bw_figure
+        fields = (("memory bandwidth", "mem_bw_figure"), (link, "link_bw_figure"))
+        row = shipped.FIGURES.get(self.key, {})
+        for label, key, spec, got in (
+            *((f"peak {p}", f"peak {p}", f, self.achievable_flops_table.get(p))
+              for p, f in self.peak_flops_table.items()),
+            *((n, k, getattr(self, k), getattr(self, f"achievable_{k}")) for n, k in fields),
+        ):  # fmt: skip
+            with contextlib.suppress(TypeError, AttributeError):  # a malformed one: its own check
+                if got.value == row.get(f"achievable_{key}"):  # as shipped: at its share
+                    got = replace(got, value=got.value * (spec.value / row[key]))
+            yield label, spec, got
 
     def critical_intensity(self, precision: str) -> float:
         """Ridge point I* = peak FLOP/s / memory bandwidth, in FLOP/byte (the stack puts the
@@ -227,11 +236,10 @@ class Chip:
 
     def figures(self) -> Iterator[tuple[str, Figure]]:
         """Every figure of the chip with a readable label (for the docs' hardware table)."""
-        for precision, fig in self.peak_flops_table.items():
-            yield f"peak {precision}", fig
-        yield "memory bandwidth", self.mem_bw_figure
+        *roofs, link = ((label, spec) for label, spec, _ in self.achievable_figures())
+        yield from roofs  # the peaks, memory bandwidth
         yield "memory capacity", self.mem_capacity_figure
-        yield f"link ({self.link_name})" if self.link_name else "link", self.link_bw_figure
+        yield link
         if self.smem_per_sm_figure is not None:
             yield "shared memory per SM", self.smem_per_sm_figure
 
@@ -430,11 +438,11 @@ BYTES_PER_ELEM: dict[str, float] = {
 
 
 def shipped_chip(chip: Chip) -> Chip:
-    """`chip` with every figure as the repository ships it (``common/tables/shipped.py``)."""
+    """`chip` with its datasheet figures as shipped (``tables.shipped``), achievable ones as is."""
     row = shipped.FIGURES.get(chip.key, {})
     back = lambda f, name: replace(f, value=row.get(name, f.value))  # noqa: E731
     peaks = {p: back(f, f"peak {p}") for p, f in chip.peak_flops_table.items()}
-    figs = {n: getattr(chip, n, None) for n in row}
+    figs = {n: getattr(chip, n, None) for n in row if not n.startswith("achievable")}
     return replace(chip, peak_flops_table=peaks,
                    **{n: back(f, n) for n, f in figs.items() if isinstance(f, Figure)})  # fmt: skip
 

@@ -15,13 +15,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 TARGET = REPO / "common" / "tables" / "shipped.py"
 
-HEADER = '''"""The hardware table's figures as shipped (by tools/shipped_table.py; do not edit).
-
-chip key -> figure -> value: ``peak <precision>`` in FLOP/s, and every other ``*_figure``
-field of ``common.hw_specs.Chip`` in its own unit. Standard library only.
-"""
-
-from __future__ import annotations
+HEADER = '''"""The figures of the hardware table as shipped (do not edit: tools/shipped_table.py
+writes them): chip key -> ``peak <p>``, ``achievable_peak <p>`` or a ``*_figure`` -> value."""
 
 # fmt: off
 FIGURES: dict[str, dict[str, float]] = {
@@ -36,7 +31,8 @@ def figures() -> dict[str, dict[str, float]]:
     table: dict[str, dict[str, float]] = {}
     for key, chip in hw_specs.CHIPS.items():
         figs = [(f.name, getattr(chip, f.name)) for f in dataclasses.fields(chip)]
-        table[key] = {f"peak {p}": float(f.value) for p, f in chip.peak_flops_table.items()}
+        tables = (("peak", chip.peak_flops_table), ("achievable_peak", chip.achievable_flops_table))
+        table[key] = {f"{pre} {p}": float(f.value) for pre, t in tables for p, f in t.items()}
         table[key] |= {n: float(v.value) for n, v in figs if isinstance(v, hw_specs.Figure)}
     return table
 

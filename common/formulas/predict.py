@@ -579,11 +579,11 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     act = engine_dtypes(precision, engine).activations  # attention runs in it (FP8_ENGINE_BUILD)
     notes = [] if terms is None or not terms.note else [terms.note]
     role_hbm: tuple[tuple[str, float], ...] = ()
-    if terms is None:  # the achievable roofs' shares of the datasheet, both as shipped
-        ach, home = achievable_roofs(shipped_chip(chip), precision), shipped_chip(chip)
-        gemm = ((1, ach.peak / home.peak_flops(precision)),)
-        hbm, floor, curve = ach.mem_bw / home.mem_bw, 0.0, None
-        attention = achievable_roofs(home, act).peak / ach.peak
+    if terms is None:  # the achievable roofs' shares (hw_specs: of the datasheet as shipped)
+        ach = achievable_roofs(chip, precision)
+        gemm = ((1, ach.peak / spec.peak),)
+        hbm, floor, curve = ach.mem_bw / spec.mem_bw, 0.0, None
+        attention = achievable_roofs(chip, act).peak / ach.peak
         notes.append(
             f"no per-shape GEMM or kernel-floor measurement on the {chip.name}: flat "
             "achievable roofs, no kernel floor, all-reduce as ring bytes (no latency)"
