@@ -224,7 +224,7 @@ class Chip:
         ):  # fmt: skip
             with contextlib.suppress(TypeError, AttributeError):  # a malformed one: its own check
                 if got.value == row.get(f"achievable_{key}"):  # as shipped: at its share
-                    got = replace(got, value=got.value * (spec.value / row[key]))
+                    got = replace(got, value=got.value * (spec.value / row.get(key)))
             yield label, spec, got
 
     def critical_intensity(self, precision: str) -> float:
