@@ -242,10 +242,23 @@ LLAMA_4_MAVERICK = Published(
     1e9,
 )  # fmt: skip
 
+# Checked in part: transformers' MiniMaxM2Config (configuration_minimax_m2.py, commit 008e574)
+# defaults to these shapes.
+MINIMAX_M2 = Published(
+    "MiniMaxAI/MiniMax-M2",
+    {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "hidden_size": 3072,
+     "intermediate_size": 1536, "num_hidden_layers": 62, "num_attention_heads": 48,
+     "num_key_value_heads": 8, "head_dim": 128, "num_local_experts": 256,
+     "num_experts_per_tok": 8, "vocab_size": 200064, "max_position_embeddings": 196608},
+    230e9, 10e9, "MiniMax-AI/MiniMax-M2 README.md (commit 1acac8b): '230 billion total "
+    "parameters with 10 billion active parameters'", 10e9,  # round figures, two digits
+    active_excludes_embedding=True,
+)  # fmt: skip
+
 ALL = {
     "llama-3-8b": LLAMA_3_8B, "qwen3-8b": QWEN3_8B, "qwen2.5-7b": QWEN2_5_7B,
     "gemma-2-9b": GEMMA_2_9B, "gemma-3-1b": GEMMA_3_1B, "phi-3-mini": PHI_3_MINI,
     "mixtral-8x7b": MIXTRAL_8X7B, "qwen3-30b-a3b": QWEN3_30B_A3B, "qwen1.5-moe": QWEN1_5_MOE,
     "deepseek-v3": DEEPSEEK_V3, "gpt-oss-20b": GPT_OSS_20B, "glm-4.5-air": GLM_4_5_AIR,
-    "llama-4-maverick": LLAMA_4_MAVERICK,
+    "llama-4-maverick": LLAMA_4_MAVERICK, "minimax-m2": MINIMAX_M2,
 }  # fmt: skip

@@ -19,12 +19,13 @@ MAX_BYTES = 1 << 20  # a config.json is a few KiB; refuse to read more than 1 Mi
 LARGEST = 2**31 - 1  # no config key of a released model comes near (windows reach ~10**7)
 REQUIRED = object()
 
-LLAMA_TYPES = ("llama", "mistral", "qwen2", "qwen3", "phi3")
+LLAMA_TYPES = ("llama", "mistral", "ministral3", "qwen2", "qwen3", "phi3")
 GEMMA_TYPES = ("gemma2", "gemma3", "gemma3_text")
 LLAMA4_TYPES = ("llama4", "llama4_text")  # the multimodal config nests the text model's
 MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss", "glm4_moe",
-             *LLAMA4_TYPES)  # fmt: skip
+             "minimax_m2", *LLAMA4_TYPES)  # fmt: skip
 FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
+LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention")  # the ledger's
 # A model that ships its own model_type (Kimi K2's "kimi_k2") but names a family's model
 # class in ``architectures`` is read as that family: transformers' class names
 # (modeling_<family>.py) for the families above.
@@ -36,6 +37,7 @@ ARCHITECTURES = {
     "Qwen3MoeForCausalLM": "qwen3_moe", "DeepseekV3ForCausalLM": "deepseek_v3",
     "GptOssForCausalLM": "gpt_oss", "Glm4MoeForCausalLM": "glm4_moe", "GPT2LMHeadModel": "gpt2",
     "Llama4ForConditionalGeneration": "llama4", "Llama4ForCausalLM": "llama4_text",
+    "Ministral3ForCausalLM": "ministral3", "MiniMaxM2ForCausalLM": "minimax_m2",
 }  # fmt: skip
 
 # Defaults of transformers' configuration classes (huggingface/transformers,
@@ -44,7 +46,8 @@ ARCHITECTURES = {
 # ones; in Gemma 3 layer i is global when (i + 1) % sliding_window_pattern == 0);
 # GptOssConfig: sliding_window=128, layer_types alternating sliding and full, sliding first;
 # GPT2Config: n_positions=1024, n_inner=None (4 x n_embd); Glm4MoeConfig: attention_bias and
-#   use_qk_norm False, its experts DeepSeek-V3's keys (a bias per expert for routing);
+#   use_qk_norm False, DeepSeek-V3's expert keys; MiniMaxM2Config: Mixtral's, q/k norms always
+#   (both with a bias per expert for routing);
 # LlamaConfig and the others: num_key_value_heads = num_attention_heads,
 #   head_dim = hidden_size / num_attention_heads, tie_word_embeddings=False.
 GEMMA2_DEFAULTS = {"num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 8192,
@@ -76,8 +79,7 @@ class _Keys:
 
     def raw(self, key: str, default: Any = REQUIRED) -> Any:
         value = self.config.get(key)  # null means: the library's default
-        if value is None:
-            value = self.defaults.get(key, default)
+        value = self.defaults.get(key, default) if value is None else value
         if value is REQUIRED:
             raise ValueError(f"{self.name} lacks {key!r} ({self.kind} family)")
         return value
@@ -104,9 +106,9 @@ def _sliding(k: _Keys, layers: int) -> tuple[int, int]:
     """(window, layers using it) from layer_types, or the family's pattern."""
     types = k.config.get("layer_types")
     if isinstance(types, list) and types:
-        if len(types) != layers or not all(isinstance(t, str) for t in types):
-            raise ValueError(f"config key 'layer_types' must list one name per layer ({layers})")
-        n = sum(t in ("sliding_attention", "chunked_attention") for t in types)
+        if len(types) != layers or not all(t in LAYER_TYPES for t in types):  # no linear ones
+            raise ValueError(f"config key 'layer_types' must list {LAYER_TYPES} ({layers} layers)")
+        n = sum(t in LAYER_TYPES[1:] for t in types)  # sliding or chunked
         window = "attention_chunk_size" if k.kind in LLAMA4_TYPES else "sliding_window"
         return (k.int(window), n) if n else (0, 0)
     if k.kind == "gemma2":
@@ -129,7 +131,7 @@ def _sliding(k: _Keys, layers: int) -> tuple[int, int]:
         if not isinstance(rope, list) or len(rope) < layers or any(r not in (0, 1) for r in rope):
             raise ValueError(f"config key 'no_rope_layers' must hold 0 or 1 for {layers} layers")
         return k.int("attention_chunk_size"), sum(rope[:layers])
-    if k.kind in ("mistral", "mixtral", "phi3") and k.config.get("sliding_window") is not None:
+    if k.kind in ("mistral", "ministral3", "mixtral", "phi3") and k.has("sliding_window"):
         return k.int("sliding_window"), layers  # every layer
     return 0, 0
 
@@ -151,9 +153,8 @@ def model_from_config(config: object, path: str = "config.json") -> Model:
     except ValueError as exc:
         text = str(exc)
         gpt2 = isinstance(config, dict) and "n_embd" in config
-        for field, keys in CONFIG_KEYS.items():
-            key = keys[-1] if gpt2 else keys[0]
-            text = text.replace(f": {field} must", f": config key {key!r} must")
+        for field, keys in CONFIG_KEYS.items():  # GPT-2's own key names come last
+            text = text.replace(f": {field} must", f": config key {keys[-gpt2]!r} must")
         raise ValueError(text) from None
 
 
@@ -165,11 +166,12 @@ def _model(config: object, path: str) -> Model:
     name = _name(config, path)
     if kind not in FAMILIES and name in ARCHITECTURES:
         kind = ARCHITECTURES[name]
-    if kind in ("gemma3", "llama4"):  # the text model's keys sit under text_config
-        text = config.get("text_config")
+    text = config.get("text_config")  # a multimodal config: its text model (towers left out)
+    if kind in ("gemma3", "llama4") or (kind not in FAMILIES and isinstance(text, dict)):
         if not isinstance(text, dict):
             raise ValueError(f"{where} lacks 'text_config' ({kind} family)")
-        config = text
+        kind = kind if kind in FAMILIES else text.get("model_type", kind)
+        name, where, config = f"{name} (text model)", f"{where}'s text_config", text
     if kind not in FAMILIES:
         raise ValueError(
             f"unsupported model_type {shown(repr(kind), 40)} in {where}; "
@@ -203,8 +205,8 @@ def _model(config: object, path: str) -> Model:
            for key in ("attention_bias", "use_qk_norm")}  # fmt: skip
     if kind in ("qwen2", "qwen2_moe") or glm["attention_bias"]:  # q, k and v biases
         extra += heads * d_head + 2 * kv * d_head
-    qk_norm = kind in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text") or glm["use_qk_norm"]
-    extra += 2 * d_head * qk_norm  # q_norm and k_norm
+    qk_norm = kind.startswith(("qwen3", "gemma3", "minimax")) or glm["use_qk_norm"]
+    extra += (heads + kv if kind == "minimax_m2" else 2) * d_head * qk_norm  # MiniMax: all heads
     if kind == "deepseek_v3":
         rope, nope = k.int("qk_rope_head_dim"), k.int("qk_nope_head_dim")
         d_head, kv = rope + nope, heads  # the latent serves every head
@@ -216,8 +218,7 @@ def _model(config: object, path: str) -> Model:
         if kind == "gpt_oss":  # q, k, v, o biases, one sink per head, each expert's biases
             E, f = experts["n_experts"], experts["d_ff_expert"]
             extra += heads * d_head + 2 * kv * d_head + d + heads + E * (2 * f + d)
-        if kind == "qwen2_moe":
-            extra += d  # shared_expert_gate, a d x 1 projection
+        extra += d * (kind == "qwen2_moe")  # its shared_expert_gate, a d x 1 projection
     dense_ff = "intermediate_size_mlp" if kind in LLAMA4_TYPES else "intermediate_size"
     ff = k.int(dense_ff, fields.get("d_ff_expert", REQUIRED))
     window, sliding = _sliding(k, L)
@@ -236,11 +237,11 @@ def _model(config: object, path: str) -> Model:
 
 def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
     """A mixture's expert fields (gpt-oss's router, DeepSeek-V3's bias: a bias per expert)."""
-    if kind in ("mixtral", "gpt_oss", *LLAMA4_TYPES):
+    if kind in ("mixtral", "gpt_oss", "minimax_m2", *LLAMA4_TYPES):
         E, f = k.int("num_local_experts"), k.int("intermediate_size")
         top = k.int("experts_per_token" if kind == "gpt_oss" else "num_experts_per_tok")
         fields = {"n_experts": E, "experts_per_token": top, "d_ff_expert": f,
-                  "router_bias": kind == "gpt_oss"}  # fmt: skip
+                  "router_bias": kind in ("gpt_oss", "minimax_m2")}  # fmt: skip
         if kind in LLAMA4_TYPES:  # routed layers (i + 1) % step == 0, each with a shared expert
             moe = k.raw("moe_layers", None)
             if moe is None:
@@ -258,8 +259,7 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
         shared = k.int("shared_expert_intermediate_size") if kind == "qwen2_moe" else 0
         step = k.int("decoder_sparse_step", 1)
         dense_only = _indices(k.raw("mlp_only_layers", []), "mlp_only_layers", layers)
-        # layer i is routed when (i + 1) % step == 0 and i is not listed
-        listed = {i for i in dense_only if (i + 1) % step == 0}
+        listed = {i for i in dense_only if (i + 1) % step == 0}  # routed: (i + 1) % step == 0
         dense = layers - (layers // step - len(listed))
     if top > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({top}) exceeds the experts ({E})")

@@ -91,6 +91,12 @@ TINY = {
     "glm4_moe": ({**DEEPSEEK, "model_type": "glm4_moe", "num_hidden_layers": 2, "head_dim": 8,
                   "num_key_value_heads": 1, "attention_bias": True, "use_qk_norm": True},
                  2 * 816 + 1536 + 1988 + 80 + 320, 2 * 816 + 1536 + 1988 + 80 + 320 - 768),
+    # minimax_m2: mixtral's + a routing bias per expert, 4, and q/k norms across the heads,
+    # 2*8 + 8: 5,500 a layer. Active: 2 x 2 idle x 1,152 fewer.
+    "minimax_m2": ({**MIXTRAL, "model_type": "minimax_m2"}, 2 * 5500 + 336, 11336 - 4 * 1152),
+    # mistral3 nests a mistral text model: its count (a vision tower is not read)
+    "mistral3": ({"model_type": "mistral3", "text_config": {**BASE, "model_type": "mistral"}},
+                 49856, None),
     # llama4 nested, every second layer routed (1 and 3), each with a shared expert: d 16,
     # 2 heads of 8, 1 KV head: attention 768 a layer, x4; routed 4*3*16*8 + shared 384 +
     # router 64 = 1,984, x2; dense 3*16*32 = 1,536, x2; norms 4*32 + 16; embedding and head
@@ -122,7 +128,7 @@ def test_released_models_match_their_published_counts(key: str) -> None:
     """Within one unit of the published figure's last printed digit."""
     p = ALL[key]
     m = model_from_config(p.config, f"{key}.json")
-    assert m.name == p.config["architectures"][0]
+    assert m.name.removesuffix(" (text model)") == p.config["architectures"][0]
     assert tf.parameter_count(m) == pytest.approx(p.total, abs=p.digits)
     if p.active is not None:
         embedding = m.vocab_size * m.d_model if p.active_excludes_embedding else 0
@@ -165,7 +171,7 @@ def test_configs_read_the_library_defaults_and_the_family_their_architectures_na
     parts = tf.parameter_breakdown(m)
     body = tf.parameter_count(m) - parts["embedding"] - parts["lm_head"]
     assert body == pytest.approx(GEMMA_3_4B.total, abs=GEMMA_3_4B.digits)
-    assert m.tied_embeddings and m.name == "Gemma3ForConditionalGeneration"
+    assert m.tied_embeddings and m.name == "Gemma3ForConditionalGeneration (text model)"
     # Kimi K2 ships model_type "kimi_k2" with DeepSeek-V3's model class: read as deepseek_v3
     # (DeepSeek-V3's published config pinned above gives 671B); an unknown class is refused.
     own = model_from_config(PUBLISHED.config | {"model_type": "kimi_k2"}, "kimi.json")
