@@ -75,20 +75,16 @@ def main() -> int:
                     target = "" if limit_s is None else f"<= {limit_s:g} s"
                     target += "" if limit_b is None else f", {limit_b / GIB:g} GiB"
                     flag = "" if ok else "  OVER" if code == 0 else f"  exit {code}"
-                    print(
-                        f"{script.name:28} {fake:>5} {wall:7.2f}s {rss / 2**20:6.0f} MiB  "
-                        f"{target:16} {before}->{load()}{flag}",
-                        flush=True,
-                    )
+                    print(f"{script.name:28} {fake:>5} {wall:7.2f}s {rss / 2**20:6.0f} MiB  "
+                          f"{target:16} {before}->{load()}{flag}",
+                          flush=True,)  # fmt: skip
                     failed += not ok
         if args.docs:
             before = load()
             wall, _, code = run_measured(["make", "docs"], {**os.environ})
             ok = code == 0 and wall <= DOCS_TARGET_S
-            print(
-                f"{'make docs (clean)':28} {'real':>5} {wall:7.2f}s {'':9}  "
-                f"<= {DOCS_TARGET_S:g} s          {before}->{load()}"
-            )
+            print(f"{'make docs (clean)':28} {'real':>5} {wall:7.2f}s {'':9}  "
+                  f"<= {DOCS_TARGET_S:g} s          {before}->{load()}")  # fmt: skip
             failed += not ok
     finally:
         if hog is not None:

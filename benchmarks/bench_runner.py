@@ -162,34 +162,26 @@ def main() -> int:
     ready = median("ready")
     run = statistics.median(max(r["run1"], r["run2"]) for r in rounds)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end; busy cores: all programs")
-    print(
-        f"cold (fresh profile): ready {ready:.2f} s after the first press of Run "
-        f"({'ok' if ready <= READY_TARGET_S else 'OVER'} the {READY_TARGET_S:g} s target), "
-        f"{median('cold_mb'):.1f} MB downloaded"
-    )
-    print(
-        f"run of lecture 02: median of the slower of two runs {run:.2f} s "
-        f"({'ok' if run <= RUN_TARGET_S else 'OVER'} the {RUN_TARGET_S:g} s target); "
-        f"redrawn roofline {median('chart'):.2f} s after the output"
-    )
-    print(
-        f"warm, reload: ready {median('reload_ready'):.2f} s, run {median('reload_run'):.2f} s, "
-        f"{median('reload_mb'):.2f} MB downloaded"
-    )
+    print(f"cold (fresh profile): ready {ready:.2f} s after the first press of Run "
+          f"({'ok' if ready <= READY_TARGET_S else 'OVER'} the {READY_TARGET_S:g} s target), "
+          f"{median('cold_mb'):.1f} MB downloaded")  # fmt: skip
+    print(f"run of lecture 02: median of the slower of two runs {run:.2f} s "
+          f"({'ok' if run <= RUN_TARGET_S else 'OVER'} the {RUN_TARGET_S:g} s target); "
+          f"redrawn roofline {median('chart'):.2f} s after the output")  # fmt: skip
+    print(f"warm, reload: ready {median('reload_ready'):.2f} s, run {median('reload_run'):.2f} s, "
+          f"{median('reload_mb'):.2f} MB downloaded")  # fmt: skip
     print(
         f"warm, browser restarted on the same profile: ready {median('relaunch_ready'):.2f} s, "
         f"run {median('relaunch_run'):.2f} s, {median('relaunch_mb'):.2f} MB downloaded"
     )
     runtime = next(RUNNER.glob("pyodide-*"))
     growth = (folder_bytes(RUNNER) + panel_html_bytes(SITE)) / 1e6
-    print(
-        f"site growth: {growth:.1f} MB ({runtime.name} {folder_bytes(runtime) / 1e6:.1f} MB, "
-        f"editor and chart bundles {folder_bytes(RUNNER / 'vendor') / 1e6:.2f} MB, "
-        f"course.zip {(RUNNER / 'course.zip').stat().st_size / 1e6:.2f} MB, panel HTML "
-        f"{panel_html_bytes(SITE) / 1e6:.2f} MB; "
-        f"{'ok' if growth <= GROWTH_TARGET_MB else 'OVER'} the {GROWTH_TARGET_MB:g} MB target); "
-        f"whole site {folder_bytes(SITE) / 1e6:.1f} MB"
-    )
+    print(f"site growth: {growth:.1f} MB ({runtime.name} {folder_bytes(runtime) / 1e6:.1f} MB, "
+          f"editor and chart bundles {folder_bytes(RUNNER / 'vendor') / 1e6:.2f} MB, "
+          f"course.zip {(RUNNER / 'course.zip').stat().st_size / 1e6:.2f} MB, panel HTML "
+          f"{panel_html_bytes(SITE) / 1e6:.2f} MB; "
+          f"{'ok' if growth <= GROWTH_TARGET_MB else 'OVER'} the {GROWTH_TARGET_MB:g} MB target); "
+          f"whole site {folder_bytes(SITE) / 1e6:.1f} MB")  # fmt: skip
     return 0
 
 

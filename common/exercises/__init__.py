@@ -81,11 +81,9 @@ class Calibration(NamedTuple):
 
 
 #: The article's laptop measurement, used only when this machine has no results file.
-EXAMPLE_CALIBRATION = Calibration(
-    assumptions.EXAMPLE_BANDWIDTH.value,
-    assumptions.EXAMPLE_MATMUL.value,
-    "an example laptop (the article's probe)",
-)
+EXAMPLE_CALIBRATION = Calibration(assumptions.EXAMPLE_BANDWIDTH.value,
+                                  assumptions.EXAMPLE_MATMUL.value,
+                                  "an example laptop (the article's probe)",)  # fmt: skip
 PROBE_SOURCE = "this machine (lecture 01)"  # how an answer names lecture 01's measured roofs
 
 
@@ -274,19 +272,15 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
     rows = [(n, f"{i:,.2f}", roofline.bound_of(i, r0), roofline.bound_of(i, r1)) for n, i in ops]
     flipped = [(n, f"{n} ({b0} to {b1})") for n, _, b0, b1 in rows if b0 != b1]
     same_bw = start.mem_bw == chip.mem_bw
-    bw = (
-        "the bandwidth is unchanged, so the ridge moves with the peak"
-        if same_bw
-        else f"the bandwidth moved too ({ratio(chip.mem_bw / start.mem_bw)}), so the ridge "
-        "moves with peak / bandwidth"
-    )
+    bw = ("the bandwidth is unchanged, so the ridge moves with the peak"
+          if same_bw
+          else f"the bandwidth moved too ({ratio(chip.mem_bw / start.mem_bw)}), so the ridge "
+          "moves with peak / bandwidth")  # fmt: skip
     moral = {1: " A higher ridge raises", -1: " A lower ridge lowers"}.get(direction(r0, r1, _f1))
     moral = f"{moral} the bar every kernel must clear to use the compute unit." if moral else ""
-    moves = (
-        f"{_crossing(c0)} both before and after the edit"
-        if c0 == c1
-        else f"{_crossing(c0)} before the edit and {_crossing(c1)} after it"
-    )
+    moves = (f"{_crossing(c0)} both before and after the edit"
+             if c0 == c1
+             else f"{_crossing(c0)} before the edit and {_crossing(c1)} after it")  # fmt: skip
     steps = (
         f"Your table already holds this edit ({p1}): the answer starts from the "
         f"repository's table ({p0}) and ends at yours."
@@ -317,10 +311,8 @@ BOOK_DIM = 4096  # the book exercises' layer here: lecture 02 works the 8192 cas
 
 def _ridge_of(chip: Chip, precision: str) -> str:
     """'<chip> at <precision>: I* = peak / bandwidth = ridge FLOP/byte', its figures quoted."""
-    return (
-        f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
-        f"{fmt_bw(chip.mem_bw)} = {_f1(chip.ridge_point(precision))} FLOP/byte"
-    )
+    return (f"{chip.name} at {precision}: I* = {fmt_rate(chip.peak_flops(precision))} / "
+            f"{fmt_bw(chip.mem_bw)} = {_f1(chip.ridge_point(precision))} FLOP/byte")  # fmt: skip
 
 
 def critical_batch_answer(
@@ -389,13 +381,11 @@ def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int
     values["decode_speedup"] = h100["decode_s"] / h200["decode_s"]
     peak_ratio = c200.peak_flops("bf16") / c100.peak_flops("bf16")
     b0, b1 = h100["critical_batch"], h200["critical_batch"]
-    batch = (
-        f"went from {fmt_batch(b0, 'never')} to {fmt_batch(b1, 'never')}"
-        if (b0 is None) != (b1 is None)
-        else rose(b0, b1, str)
-        if b0 is not None and b1 is not None
-        else "is never reached on either chip"
-    )
+    batch = (f"went from {fmt_batch(b0, 'never')} to {fmt_batch(b1, 'never')}"
+             if (b0 is None) != (b1 is None)
+             else rose(b0, b1, str)
+             if b0 is not None and b1 is not None
+             else "is never reached on either chip")  # fmt: skip
     i_decode = 2 / weight_bytes  # one multiply-add (2 FLOP) per weight read
     memory = min(h100["ridge"], h200["ridge"]) > i_decode
     need = (
@@ -513,14 +503,12 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
         (c.name, fmt_bw(c.link_bw), f"{k:,.1f}", "compute" if d_example > k else "communication")
         for c, k in zip(linked, values.values(), strict=True)
     ]
-    steps = (
-        "Each chip multiplies its half of K (B K N FLOP) and then sends its [B, N] partial "
-        "sums (2 B N bytes in bf16) to the other. B and N appear on both sides and cancel.",
-        "So the step is compute-bound when its intensity against the link, K / b FLOP per "
-        "byte, exceeds peak / link: K must pass the third column of the table.",
-        f"For a layer with K = {d_example:,}, the last column says which side bounds the "
-        "step. Slow links need much wider layers before sharding pays.",
-    )
+    steps = ("Each chip multiplies its half of K (B K N FLOP) and then sends its [B, N] partial "
+             "sums (2 B N bytes in bf16) to the other. B and N appear on both sides and cancel.",
+             "So the step is compute-bound when its intensity against the link, K / b FLOP per "
+             "byte, exceeds peak / link: K must pass the third column of the table.",
+             f"For a layer with K = {d_example:,}, the last column says which side bounds the "
+             "step. Slow links need much wider layers before sharding pays.",)  # fmt: skip
     if missing := [c.name for c in chips if c not in linked]:
         steps += (f"Left out: {' and '.join(missing)}, with no link figure in common/hw_specs.py.",)
     headers = ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}")
@@ -549,13 +537,11 @@ def tiled_compute_bound_answer(n: int = 8192, d_head: int = 128, precision: str 
             cells = (f"{blocks.rows} x {blocks.cols}", str(reads), fmt_bytes(d), _f1(i))
             rows.append((label, fmt_bytes(m, True, digits=0), *cells))
     values: dict[str, Any] = {"ridge": ridge, "m_needed": need, "m_have": have}
-    steps = [
-        f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
-        f"traffic is D = b N d_h (2 + 2 T_r), so the intensity grows with B_r (about "
-        f"{'' if 2 / b == 1 else f'{2 / b:g} '}B_r in {precision}) and the {chip.name}'s "
-        f"{precision} ridge of {_f1(ridge)} FLOP/byte needs T_r small enough that F / D "
-        "reaches it.",
-    ]
+    steps = [f"F = 4 N^2 d_h + 5 N^2 = {flops:,.0f} FLOP does not depend on the schedule; the "
+             f"traffic is D = b N d_h (2 + 2 T_r), so the intensity grows with B_r (about "
+             f"{'' if 2 / b == 1 else f'{2 / b:g} '}B_r in {precision}) and the {chip.name}'s "
+             f"{precision} ridge of {_f1(ridge)} FLOP/byte needs T_r small enough that F / D "
+             "reaches it.",]  # fmt: skip
     if need is None:
         steps.append("Even reading K and V once falls short of the ridge: no M_sm is enough.")
     else:
@@ -646,12 +632,10 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
     ach = a100.achievable_flops("bf16") if peak else a100.achievable_mem_bw
     ach_share = None if ach is None else ach / spec_value
     at_spec = predict.modelled_time(led, spec, 1, None, floor)  # one GPU: no all-reduce (None)
-    steps = [
-        f"At spec roofs the ledger, plus the fixed cost per kernel, predicts "
-        f"{fmt_time(at_spec)} for the measured {fmt_time(run.measured.seconds)}.",
-        f"Scale the A100's {roof} by e and solve modelled time = measured (the time falls "
-        "as e grows, so bisection finds the one e).",
-    ]
+    steps = [f"At spec roofs the ledger, plus the fixed cost per kernel, predicts "
+             f"{fmt_time(at_spec)} for the measured {fmt_time(run.measured.seconds)}.",
+             f"Scale the A100's {roof} by e and solve modelled time = measured (the time falls "
+             "as e grows, so bisection finds the one e).",]  # fmt: skip
     if e is None:
         steps.append(f"No e of at most 100% reaches it: the {roof} alone cannot close the gap.")
     else:

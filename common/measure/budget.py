@@ -82,10 +82,8 @@ def cache_note(what: str, working_set_bytes: float, llc_bytes: int | None) -> st
         return None
     served = "a mix of LLC and DRAM" if ratio >= MIXED else "mostly the LLC, not DRAM"
     what = what[:1].upper() + what[1:]  # the sentence's first word
-    return (
-        f"{what} ran with the working set {ratio:.2g}x the LLC (the budget allows no more): "
-        f"it measures {served}"
-    )
+    return (f"{what} ran with the working set {ratio:.2g}x the LLC (the budget allows no more): "
+            f"it measures {served}")  # fmt: skip
 
 
 # --- Lecture 01: the roofs' stream and the operations ------------------------

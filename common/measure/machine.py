@@ -11,14 +11,12 @@ from typing import Any
 from common.measure.caches import _run_quiet
 
 # Environment variables that steer BLAS; reported, never set.
-BLAS_ENV_VARS = (
-    "OPENBLAS_CORETYPE",
-    "OPENBLAS_L2_SIZE",
-    "OPENBLAS_NUM_THREADS",
-    "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",
-    "VECLIB_MAXIMUM_THREADS",
-)
+BLAS_ENV_VARS = ("OPENBLAS_CORETYPE",
+                 "OPENBLAS_L2_SIZE",
+                 "OPENBLAS_NUM_THREADS",
+                 "OMP_NUM_THREADS",
+                 "MKL_NUM_THREADS",
+                 "VECLIB_MAXIMUM_THREADS",)  # fmt: skip
 
 
 def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
@@ -95,8 +93,6 @@ def summary_line(desc: dict[str, Any]) -> str:
     """One line: CPU, cores, BLAS library and version, kernel, threads."""
     blas = desc.get("blas") or {}
     version = f" {blas['version']}" if blas.get("version") else ""
-    return (
-        f"{desc.get('cpu')}, {desc.get('cores')} cores; numpy {desc.get('numpy')} with "
-        f"{blas.get('library')}{version}, kernel {blas.get('kernel')}, "
-        f"{blas.get('threads')} BLAS threads"
-    )
+    return (f"{desc.get('cpu')}, {desc.get('cores')} cores; numpy {desc.get('numpy')} with "
+            f"{blas.get('library')}{version}, kernel {blas.get('kernel')}, "
+            f"{blas.get('threads')} BLAS threads")  # fmt: skip

@@ -60,12 +60,10 @@ def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
     """Plain-number ticks on a log axis: 1-2-5 steps over short ranges, decades over long."""
     decades = math.log10(hi / lo)
     steps = (1, 2, 5) if decades <= 3 else (1,)
-    values = [
-        m * 10.0**e
-        for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-        for m in steps
-        if lo <= m * 10.0**e * (1 + 1e-9) and m * 10.0**e <= hi * (1 + 1e-9)
-    ]
+    values = [m * 10.0**e
+              for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+              for m in steps
+              if lo <= m * 10.0**e * (1 + 1e-9) and m * 10.0**e <= hi * (1 + 1e-9)]  # fmt: skip
     setter = ax.set_xticks if axis == "x" else ax.set_yticks
     setter(values, [_plain(v) for v in values])
     setter([], minor=True)
@@ -74,11 +72,9 @@ def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
 def _along(xs: Sequence[float], ys: Sequence[float], per_segment: int = 8) -> list[tuple]:
     """Points spaced along a polyline drawn on log-log axes (obstacles for labels)."""
     pts = list(zip(xs, ys, strict=True))
-    out = [
-        (x0 * (x1 / x0) ** (k / per_segment), y0 * (y1 / y0) ** (k / per_segment))
-        for (x0, y0), (x1, y1) in itertools.pairwise(pts)
-        for k in range(per_segment)
-    ]
+    out = [(x0 * (x1 / x0) ** (k / per_segment), y0 * (y1 / y0) ** (k / per_segment))
+           for (x0, y0), (x1, y1) in itertools.pairwise(pts)
+           for k in range(per_segment)]  # fmt: skip
     return [*out, pts[-1]]
 
 
@@ -95,10 +91,8 @@ def place_labels(ax: Any, points: Sequence[tuple[float, float]], texts: Sequence
     size_px = fontsize * px_per_pt
     marker_px = 5 * px_per_pt
     line_px = 2.5 * px_per_pt
-    offsets = [
-        (dx + math.copysign(pad, dx) if dx else 0, dy + math.copysign(pad, dy) if dy else 0)
-        for dx, dy in _OFFSETS
-    ]
+    offsets = [(dx + math.copysign(pad, dx) if dx else 0, dy + math.copysign(pad, dy) if dy else 0)
+               for dx, dy in _OFFSETS]  # fmt: skip
     anchors = [tuple(ax.transData.transform(p)) for p in points]
     markers = [(x - marker_px, y - marker_px, x + marker_px, y + marker_px) for x, y in anchors]
     lines = (ax.transData.transform(p) for p in obstacles)
@@ -171,11 +165,9 @@ def local_roofline_figure(
         color = colors.get(p.bound, style.NEUTRAL_COLOR)
         # A point that would hide an earlier one (same intensity, rate within 25%) is a
         # ring around it, so both stay visible.
-        under = sum(
-            math.isclose(q.intensity, p.intensity, rel_tol=0.02)
-            and 0.8 < p.flops_per_s / q.flops_per_s < 1.25
-            for q in points[: k - 1]
-        )
+        under = sum(math.isclose(q.intensity, p.intensity, rel_tol=0.02)
+                    and 0.8 < p.flops_per_s / q.flops_per_s < 1.25
+                    for q in points[: k - 1])  # fmt: skip
         look = {"mfc": "none", "mec": color, "mew": 1.5} if under else {"mec": "white", "mew": 1.0}
         look |= {"marker": "o", "ls": "", "ms": 6 + 5 * under, "zorder": 5}
         ax.plot([p.intensity], [p.flops_per_s / giga], color=color, label=f"{k}  {p.name}", **look)

@@ -205,10 +205,8 @@ def roofline_series_figure(
     groups = coinciding([s for s in series if s.names])
     if groups:
         place_labels(ax, [(x, y) for x, y, _ in groups], fontsize=10, obstacles=samples, pad=3.0)
-        key = [
-            f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"
-            for k, (x, _, text) in enumerate(groups, 1)
-        ]
+        key = [f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"
+               for k, (x, _, text) in enumerate(groups, 1)]  # fmt: skip
         _key_below(fig, key, ncols=1, fontsize=9)
     return style.save_figure(fig, path)
 

@@ -144,13 +144,11 @@ def binding(limits: Sequence[tuple[str, float]]) -> str:
     return min(limits, key=lambda p: p[1])[0]
 
 
-_Regime = Literal[
-    "deep in the memory-bound regime",
-    "in the memory-bound regime",
-    "at the ridge",
-    "in the compute-bound regime",
-    "deep in the compute-bound regime",
-]
+_Regime = Literal["deep in the memory-bound regime",
+                  "in the memory-bound regime",
+                  "at the ridge",
+                  "in the compute-bound regime",
+                  "deep in the compute-bound regime",]  # fmt: skip
 
 
 def regime(intensity: float, ridge: float, deep: float = 10.0) -> _Regime:

@@ -86,10 +86,8 @@ class Observations:
 
     def _repr_html_(self) -> str:
         items = "".join(f"<li>{_inline(i)}</li>" for i in self.items)
-        return (
-            f'<div class="rl-observations"><p class="rl-observations-title">'
-            f"{html.escape(self.title)}</p><ol>{items}</ol></div>"
-        )
+        return (f'<div class="rl-observations"><p class="rl-observations-title">'
+                f"{html.escape(self.title)}</p><ol>{items}</ol></div>")  # fmt: skip
 
 
 class Text:
@@ -205,11 +203,7 @@ class Facts:
         return "\n".join(f"{_plain(n) + ':':<{width}} {_plain(v)}" for n, v in self.pairs)
 
     def _repr_html_(self) -> str:
-        body = "".join(
-            f'<tr><th scope="row">{_inline(name)}</th><td>{_inline(value)}</td></tr>'
-            for name, value in self.pairs
-        )
-        return (
-            '<div class="rl-table-scroll"><table class="rl-table rl-facts">'
-            f"<tbody>{body}</tbody></table></div>"
-        )
+        body = "".join(f'<tr><th scope="row">{_inline(name)}</th><td>{_inline(value)}</td></tr>'
+                       for name, value in self.pairs)  # fmt: skip
+        return ('<div class="rl-table-scroll"><table class="rl-table rl-facts">'
+                f"<tbody>{body}</tbody></table></div>")  # fmt: skip

@@ -20,17 +20,13 @@ def above_roof_reasons(
             "in a slower moment (another program may have been running)"
         )
     if row["working_set_bytes"] <= CACHE_MARGIN * llc_bytes:
-        reasons.append(
-            "its working set is within twice the last-level cache, so repeated runs "
-            "find part of it cached and beat the main-memory roof"
-        )
+        reasons.append("its working set is within twice the last-level cache, so repeated runs "
+                       "find part of it cached and beat the main-memory roof")  # fmt: skip
     threads = row.get("threads")
     counted = isinstance(threads, int) and isinstance(bandwidth_threads, int)
     if row["bound"] == "memory" and counted and threads > bandwidth_threads:
-        reasons.append(
-            f"it streamed memory on {threads} threads, while the bandwidth roof was "
-            f"measured on {bandwidth_threads}"
-        )
+        reasons.append(f"it streamed memory on {threads} threads, while the bandwidth roof was "
+                       f"measured on {bandwidth_threads}")  # fmt: skip
     reasons.append("its bytes may be over-counted (a pass the hardware did not really make)")
     reasons.append("timer noise: the roofs were measured in a slower moment than this run")
     return reasons
@@ -46,7 +42,5 @@ def crossover_line(cross: Crossover | None, intensity_at: Mapping[int, float], r
     if cross.before is None:
         return f"{label}: none needed; already compute-bound at {size} = {cross.first}"
     a, b = cross.before, cross.first
-    return (
-        f"{label}: {size} in ({a}, {b}]: I({a}) = {intensity_at[a]:,.2f} < I* = {r} "
-        f"<= I({b}) = {intensity_at[b]:,.2f}"
-    )
+    return (f"{label}: {size} in ({a}, {b}]: I({a}) = {intensity_at[a]:,.2f} < I* = {r} "
+            f"<= I({b}) = {intensity_at[b]:,.2f}")  # fmt: skip

@@ -19,14 +19,12 @@ Point = tuple[str, float, float, str]  # name, intensity I (FLOP/byte), achieved
 
 def roofline_caption(peak: float, beta: float, points: Sequence[Point]) -> str:
     """The roofline min(P, I beta), its ridge, and the points nearest and farthest under it."""
-    roofs = say(
-        "The sloped line is the measured bandwidth roof β = {beta}, the flat one the "
-        "measured compute roof P = {peak}; they meet at the ridge point "
-        "I* = P/β = {ridge} FLOP/byte (dashed).",
-        beta=fmt_bw(beta),
-        peak=fmt_rate(peak),
-        ridge=f"{ridge_point(peak, beta):.2f}",
-    )
+    roofs = say("The sloped line is the measured bandwidth roof β = {beta}, the flat one the "
+                "measured compute roof P = {peak}; they meet at the ridge point "
+                "I* = P/β = {ridge} FLOP/byte (dashed).",
+                beta=fmt_bw(beta),
+                peak=fmt_rate(peak),
+                ridge=f"{ridge_point(peak, beta):.2f}",)  # fmt: skip
     if not points:
         return say(
             "{roofs} No operation is placed yet: run lecture 01 to measure them.", roofs=roofs
@@ -72,11 +70,9 @@ def sweep_caption(rows: Sequence[Mapping[str, Any]], crossing: tuple[Any, Any] |
         )
     flagged = [str(r["B"]) for r in rows if r.get("anomaly")]
     if flagged:
-        caption = say(
-            "{caption} Circled: B = {flagged}, which break a rule no roofline can break.",
-            caption=caption,
-            flagged=", ".join(flagged),
-        )
+        caption = say("{caption} Circled: B = {flagged}, which break a rule no roofline can break.",
+                      caption=caption,
+                      flagged=", ".join(flagged),)  # fmt: skip
     return caption
 
 
@@ -108,12 +104,10 @@ def ledger_caption(
         first=first,
     )
     if rescued:
-        caption = say(
-            "{caption} Right: at {rate} overhead batch {batches} fits as well.",
-            caption=caption,
-            rate=f"{low_rate:.0%}",
-            batches=", ".join(map(str, rescued)),
-        )
+        caption = say("{caption} Right: at {rate} overhead batch {batches} fits as well.",
+                      caption=caption,
+                      rate=f"{low_rate:.0%}",
+                      batches=", ".join(map(str, rescued)),)  # fmt: skip
     return say("{caption} Hatched bars are over the budget.", caption=caption)
 
 

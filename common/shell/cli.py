@@ -138,10 +138,8 @@ def path_text(text: str) -> Path:
 def require_precision(parser: argparse.ArgumentParser, chip: Any, precision: str) -> str:
     """precision itself when `chip` has a peak for it; a usage error listing its precisions."""
     if precision not in chip.precisions:
-        parser.error(
-            f"argument --precision: {chip.name} has no {precision!r} peak; "
-            f"choose one of: {', '.join(chip.precisions)}"
-        )
+        parser.error(f"argument --precision: {chip.name} has no {precision!r} peak; "
+                     f"choose one of: {', '.join(chip.precisions)}")  # fmt: skip
     return precision
 
 
@@ -168,14 +166,12 @@ def add_png_flags(parser: Parser) -> Parser:
 
 def add_outdir_flag(parser: argparse.ArgumentParser, what: str = "folder for PNG figures") -> None:
     """--outdir DIR: where PNG figures go."""
-    parser.add_argument(
-        "--outdir",
-        type=path_text,
-        action=_StoreGiven,
-        default=FIGURES_DIR,
-        metavar="DIR",
-        help=f"{what} (default: {FIGURES_DIR})",
-    )
+    parser.add_argument("--outdir",
+                        type=path_text,
+                        action=_StoreGiven,
+                        default=FIGURES_DIR,
+                        metavar="DIR",
+                        help=f"{what} (default: {FIGURES_DIR})",)  # fmt: skip
 
 
 def png_parser(doc: str | None) -> LectureParser:
@@ -226,10 +222,8 @@ def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None = Non
             except paths.UnusablePath as exc:
                 parser.error(f"argument --outdir: {exc}")
     if has_png and args.png and not matplotlib_available() and not sink.diverted():
-        print(
-            f"{parser.prog}: --png: matplotlib is not installed, so no figure is saved "
-            "(PNG skipped; run with .venv/bin/python)"
-        )
+        print(f"{parser.prog}: --png: matplotlib is not installed, so no figure is saved "
+              "(PNG skipped; run with .venv/bin/python)")  # fmt: skip
         args.png = False
     if hasattr(args, "results"):
         target = args.results if args.results is not None else default_results_path()

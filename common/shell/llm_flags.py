@@ -75,11 +75,9 @@ def parse_llm_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, s
     if args.context > model.max_context:
         typed = getattr(args, "context_typed", False)
         asked = f"{args.context}" if typed else f"not given, its default of {args.context} tokens"
-        parser.error(
-            f"argument --context: {asked} exceeds {model.name}'s window of "
-            f"{model.max_context} tokens (max_context in common/tables/models.py); "
-            f"give --context {model.max_context} or less"
-        )
+        parser.error(f"argument --context: {asked} exceeds {model.name}'s window of "
+                     f"{model.max_context} tokens (max_context in common/tables/models.py); "
+                     f"give --context {model.max_context} or less")  # fmt: skip
     return args, model, chip, precision
 
 

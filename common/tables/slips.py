@@ -213,7 +213,5 @@ def _lost(exc: BaseException, frames: list[traceback.FrameSummary]) -> str | Non
     used = [f for f in frames if shown(f.filename).startswith(("common/", "lectures/"))]
     if not (name and table in TABLES and used):
         return None
-    return (
-        f"{shown(used[-1].filename)} line {used[-1].lineno}: {name} is not in {table} (renamed "
-        "or deleted there?): restore it, or compare with `git diff`"
-    )
+    return (f"{shown(used[-1].filename)} line {used[-1].lineno}: {name} is not in {table} (renamed "
+            "or deleted there?): restore it, or compare with `git diff`")  # fmt: skip

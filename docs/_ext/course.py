@@ -237,11 +237,9 @@ def check_api_pages(app: Sphinx, env: Any) -> None:
     documented = {m for text in texts for part in pattern.findall(text) for m in modules_of(part)}
     missing = [m for m in common_modules() if m not in documented]
     if missing and "api" in env.all_docs:
-        logger.warning(
-            "modules of common on no API page: %s; add `.. common-api:: PART` to a page "
-            "under docs/api/",
-            ", ".join(missing),
-        )
+        logger.warning("modules of common on no API page: %s; add `.. common-api:: PART` to a page "
+                       "under docs/api/",
+                       ", ".join(missing),)  # fmt: skip
 
 
 def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
@@ -344,10 +342,8 @@ class CourseFigureDirective(SphinxDirective):
 
     required_arguments = 1
     has_content = True
-    option_spec: ClassVar[dict[str, Any]] = {
-        "draw": directives.unchanged_required,
-        "alt": directives.unchanged_required,
-    }
+    option_spec: ClassVar[dict[str, Any]] = {"draw": directives.unchanged_required,
+                                             "alt": directives.unchanged_required,}  # fmt: skip
 
     def run(self) -> list[nodes.Node]:
         name = self.arguments[0].strip()

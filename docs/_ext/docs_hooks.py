@@ -145,11 +145,9 @@ def exit_message() -> str:
     lecture = _RUNNING.get("lecture")
     if not lecture:
         return ""
-    return (
-        f"docs: the build stopped while running {Path(lecture).name}: it raised SystemExit "
-        "(sys.exit(), or a usage error from a flag it does not accept); a lecture must not "
-        "exit, so that the gallery can run the next one\n"
-    )
+    return (f"docs: the build stopped while running {Path(lecture).name}: it raised SystemExit "
+            "(sys.exit(), or a usage error from a flag it does not accept); a lecture must not "
+            "exit, so that the gallery can run the next one\n")  # fmt: skip
 
 
 _CARD = re.compile(

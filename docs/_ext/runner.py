@@ -249,11 +249,9 @@ def panel_html(
         data, table = {**data, "unavailable": "1"}, ""
         status = say(STATUS_OFF).format(reason=esc(runtime.reason))
     attrs = "".join(f' data-{key}="{esc(value)}"' for key, value in data.items() if value)
-    parts = [
-        f'<div class="rl-runner"{attrs}>',
-        f'<p class="rl-runner-head"><b class="rl-runner-title">{esc(say(TITLE))}</b> '
-        f'<span class="rl-runner-status" role="status">{status}</span></p>',
-    ]
+    parts = [f'<div class="rl-runner"{attrs}>',
+             f'<p class="rl-runner-head"><b class="rl-runner-title">{esc(say(TITLE))}</b> '
+             f'<span class="rl-runner-status" role="status">{status}</span></p>',]  # fmt: skip
     if table:
         text = json.dumps(table).replace("</", "<\\/")  # "</script>" cannot end it early
         parts.append(f'<script type="application/json" class="rl-runner-table">{text}</script>')
@@ -299,10 +297,8 @@ def check_config(app: Sphinx, config: Any) -> None:
     """Every lecture with a panel can run in a browser (no numpy at start-up)."""
     for stem in config.runner_lectures:
         if foreign := foreign_imports(path := _lecture_path(app, stem)):
-            raise ExtensionError(
-                f"runner: {path.name} cannot run in the browser: it imports "
-                f"{', '.join(foreign)} at start-up"
-            )
+            raise ExtensionError(f"runner: {path.name} cannot run in the browser: it imports "
+                                 f"{', '.join(foreign)} at start-up")  # fmt: skip
 
 
 def add_panels(app: Sphinx, doctree: nodes.document) -> None:
