@@ -98,13 +98,14 @@ def memory_per_gpu(
 ) -> float:
     """Bytes a GPU holds: N b_w / g + B x cache elements x b_kv / min(g, Hkv) (a latent cache
     on every GPU); under `ep`, N_e b_w / g + the rest whole + the cache of ceil(B / g)."""
-    per_seq = llm.kv_cache_elements(model, context) * dtypes.kv_bytes
+    per_seq, state = llm.kv_cache_elements(model, context) * dtypes.kv_bytes, llm.state_bytes(
+        model, dtypes)  # a Gated DeltaNet layer's state: split with its heads  # fmt: skip
     if ep:
         experts = parameter_breakdown(model)["experts"]
         weights = llm.weight_bytes(model, dtypes) - experts * dtypes.w_bytes * (1 - 1 / gpus)
-        return weights + -(-batch // gpus) * per_seq
+        return weights + -(-batch // gpus) * (per_seq + state)
     shards = llm.kv_shards(model, gpus)  # min(g, Hkv); 1 for a latent cache
-    return llm.weight_bytes(model, dtypes) / gpus + batch * per_seq / shards
+    return llm.weight_bytes(model, dtypes) / gpus + batch * (per_seq / shards + state / gpus)
 
 
 def check_fits(
@@ -123,9 +124,10 @@ def check_fits(
     what = f"{heads:,} {'experts' if ep else 'heads'}{node} would"
     advice = (f"--ep {fits[0]}" if ep else f"{fits[0]} GPUs") + " would hold it" if fits else (
         f"no split of its {what}" + "; try --ep N" * bool(model.n_experts and not ep))  # fmt: skip
+    held = "weights, KV cache and state" if model.linear_layers else "weights and KV cache"
     raise ValueError(
-        f"{model.name}'s weights and KV cache need {need / GB:,.1f} GB per GPU on {gpus} x "
-        f"{chip.name} ({fmt_fraction(cap / GB, 0)} GB each); {advice}"
+        f"{model.name}'s {held} need {need / GB:,.1f} GB per GPU on {gpus} x {chip.name} "
+        f"({fmt_fraction(cap / GB, 0)} GB each); {advice}"
     )
 
 

@@ -255,10 +255,27 @@ MINIMAX_M2 = Published(
     active_excludes_embedding=True,
 )  # fmt: skip
 
+# Checked in part: Qwen3NextConfig's defaults (transformers, commit 008e574) and docker/model-
+# runner ai/qwen3-coder-next-vllm.md (its coder sibling: the same layers, heads and experts).
+QWEN3_NEXT_80B = Published(
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",
+    {"architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next", "hidden_size": 2048,
+     "num_hidden_layers": 48, "num_attention_heads": 16, "num_key_value_heads": 2,
+     "head_dim": 256, "num_experts": 512, "num_experts_per_tok": 10,
+     "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512,
+     "linear_num_key_heads": 16, "linear_key_head_dim": 128, "linear_num_value_heads": 32,
+     "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "full_attention_interval": 4,
+     "vocab_size": 151936, "max_position_embeddings": 262144, "tie_word_embeddings": False},
+    80e9, 3e9,
+    "huggingface/transformers docs/source/en/model_doc/qwen3_next.md (commit 01c0319): "
+    "'Qwen3-Next-80B-A3B — 80B total parameters, only 3B active'", 1e9,
+    active_excludes_embedding=True,
+)  # fmt: skip
+
 ALL = {
     "llama-3-8b": LLAMA_3_8B, "qwen3-8b": QWEN3_8B, "qwen2.5-7b": QWEN2_5_7B,
     "gemma-2-9b": GEMMA_2_9B, "gemma-3-1b": GEMMA_3_1B, "phi-3-mini": PHI_3_MINI,
     "mixtral-8x7b": MIXTRAL_8X7B, "qwen3-30b-a3b": QWEN3_30B_A3B, "qwen1.5-moe": QWEN1_5_MOE,
     "deepseek-v3": DEEPSEEK_V3, "gpt-oss-20b": GPT_OSS_20B, "glm-4.5-air": GLM_4_5_AIR,
-    "llama-4-maverick": LLAMA_4_MAVERICK, "minimax-m2": MINIMAX_M2,
+    "llama-4-maverick": LLAMA_4_MAVERICK, "minimax-m2": MINIMAX_M2, "qwen3-next": QWEN3_NEXT_80B,
 }  # fmt: skip

@@ -42,7 +42,7 @@ from common.tables import engines
 from common.tables import measurements as pub
 from common.tables.models import Model
 
-SHARDED_KINDS = ("matmul", "attention")  # split g ways under tensor parallelism
+SHARDED_KINDS = ("matmul", "attention", "recurrence")  # split g ways under tensor parallelism
 STEPS_AVERAGED = 16  # decode steps evaluated for a request's mean step
 Curves = Mapping[int, Sequence[tuple[float, float]]]  # GPUs -> measured (bytes, seconds) points
 

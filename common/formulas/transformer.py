@@ -68,13 +68,27 @@ def _attention_params(m: Model) -> int:
     """One layer's attention weights: d Hq dh + 2 d Hkv dh + Hq dv d; latent attention: queries
     via r_q, d (r_kv + d_rope) + r_kv + r_kv Hq (dh - d_rope + dv), and Hq dv d."""
     d = m.d_model
-    if not m.kv_lora_rank:
-        return d * m.q_dim + 2 * d * m.kv_dim + m.v_dim * d
+    if not m.kv_lora_rank:  # a gated query projection makes Hq dh gates as well
+        return d * m.q_dim * (1 + m.attention_gate) + 2 * d * m.kv_dim + m.v_dim * d
     r_q, r_kv = m.q_lora_rank, m.kv_lora_rank
     q = d * r_q + r_q + r_q * m.q_dim if r_q else d * m.q_dim
     nope_and_v = m.d_head - m.rope_head_dim + (m.v_head_dim or m.d_head)
     kv = d * (r_kv + m.rope_head_dim) + r_kv + r_kv * m.n_heads * nope_and_v
     return q + kv + m.v_dim * d
+
+
+def _linear_widths(m: Model) -> tuple[int, int, int]:
+    """A Gated DeltaNet layer's q and k width K = Hk dk, v width V = Hv dv, state Hv dk dv."""
+    V = m.linear_heads * m.linear_value_dim
+    return m.linear_key_heads * m.linear_key_dim, V, V * m.linear_key_dim
+
+
+def _linear_params(m: Model) -> int:
+    """A Gated DeltaNet layer: d (2K + 2V + 2Hv) in (q, k, v, gate z, rates b, a), conv (2K + V)
+    c, 2 Hv, norm dv, out V d, less the q/k norms (2 dh) extra_layer_params puts in every layer."""
+    (K, V, _), Hv, d = _linear_widths(m), m.linear_heads, m.d_model
+    inner = d * (2 * K + 2 * V + 2 * Hv) + (2 * K + V) * m.linear_conv - 2 * m.d_head * m.qk_norm
+    return inner + 2 * Hv + m.linear_value_dim + V * d
 
 
 def parameter_breakdown(model: Model) -> dict[str, int]:
@@ -84,7 +98,8 @@ def parameter_breakdown(model: Model) -> dict[str, int]:
     mats = 3 if model.gated_mlp else 2
     parts = {
         "embedding": model.vocab_size * d,
-        "attention": L * _attention_params(model),
+        "attention": (L - model.linear_layers) * _attention_params(model),
+        "linear attention": model.linear_layers * _linear_params(model),
         "mlp": (L - moe) * mats * d * model.d_ff,
         "experts": moe * model.n_experts * mats * d * model.d_ff_expert,
         "shared experts": moe * mats * d * model.d_ff_shared,
@@ -125,6 +140,9 @@ def experts_touched(tokens: int, chosen: int, experts: int) -> float:
     return E * (1.0 - (1.0 - k / E) ** n)
 
 
+LINEAR = -1  # layer_groups' window for a Gated DeltaNet layer: no attention, no KV cache
+
+
 def layer_groups(model: Model) -> list[tuple[int, bool, int]]:
     """The model's kinds of layer as (window, dense MLP, count): full-attention routed (or
     dense-model) layers first, then sliding-window ones, then a mixture's dense ones."""
@@ -132,16 +150,27 @@ def layer_groups(model: Model) -> list[tuple[int, bool, int]]:
     main = model.n_layers - dense
     slide_main = min(model.sliding_layers, main)
     slide_dense = model.sliding_layers - slide_main
-    kinds = [(0, False, main - slide_main), (model.sliding_window, False, slide_main),
-             (0, True, dense - slide_dense), (model.sliding_window, True, slide_dense)]  # fmt: skip
+    line_main = min(model.linear_layers, main - slide_main)  # Gated DeltaNet: window LINEAR
+    line_dense = model.linear_layers - line_main
+    kinds = [(0, False, main - slide_main - line_main), (model.sliding_window, False, slide_main),
+             (LINEAR, False, line_main), (0, True, dense - slide_dense - line_dense),
+             (model.sliding_window, True, slide_dense), (LINEAR, True, line_dense)]  # fmt: skip
     return [(w, dn, c) for w, dn, c in kinds if c]
 
 
 def kv_cache_elements(model: Model, context: int) -> int:
     """Elements one sequence caches at S tokens: sum over layers of min(S, window) x
     cache_width (2 Hkv dh, or r_kv + d_rope for latent attention)."""
-    S = context
-    return sum(c * (min(S, w) if w else S) for w, _, c in layer_groups(model)) * model.cache_width
+    S, width = context, model.cache_width  # a Gated DeltaNet layer (window LINEAR) caches none
+    return sum(c * (min(S, max(w, 0)) if w else S) for w, _, c in layer_groups(model)) * width
+
+
+def state_bytes(model: Model, dtypes: DTypes) -> float:
+    """Bytes a sequence keeps besides its KV cache: per Gated DeltaNet layer its Hv dk dv
+    state (4 B each under mamba_ssm_dtype float32, else b_kv) and (2K + V)(c - 1) conv taps."""
+    K, V, state = _linear_widths(model)
+    taps = (2 * K + V) * (model.linear_conv - 1) * dtypes.kv_bytes
+    return model.linear_layers * (state * (4 if model.state_fp32 else dtypes.kv_bytes) + taps)
 
 
 def kv_shards(model: Model, gpus: int) -> int:
@@ -153,7 +182,7 @@ def kv_shards(model: Model, gpus: int) -> int:
 def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
     """KV cache per token = 2 (K and V) x layers x KV heads x head dim x bytes
     (layers x (r_kv + d_rope) x bytes for latent attention; no window applied)."""
-    return float(model.n_layers * model.cache_width * kv_bytes)
+    return float((model.n_layers - model.linear_layers) * model.cache_width * kv_bytes)
 
 
 # --- Speed ledger: operators -------------------------------------------------
@@ -244,12 +273,29 @@ def _attention_ops(
     ]
 
 
+def _linear_ops(m: Model, batch: int, T: int, dt: DTypes) -> list[Op]:
+    """A Gated DeltaNet layer for B T tokens: in projection; conv (2 c FLOP a channel) and delta
+    rule, 7 dk dv FLOP a token and value head (decay S, read S^T k, write k delta^T, read S^T q;
+    prefill's chunks' own products left out), each state read and written once; norm; out."""
+    (K, V, state), n, a = _linear_widths(m), batch * T, dt.act_bytes
+    Hv, c = m.linear_heads, m.linear_conv
+    flops = n * (2 * (2 * K + V) * c + 7 * state)
+    # the state, as activations: split with its heads over the tensor-parallel GPUs
+    moved = n * (2 * K + 3 * V + 2 * Hv) * a + 2 * batch * state_bytes(m, dt) / m.linear_layers
+    return [
+        _matmul("linear-attention in projection", n, m.d_model, 2 * K + 2 * V + 2 * Hv, dt),
+        Op("convolution and delta rule", "recurrence", flops, (2 * K + V) * c * dt.w_bytes, moved),
+        _rmsnorm("gated norm", n * Hv, m.linear_value_dim, dt),
+        _matmul("linear-attention out projection", n, V, m.d_model, dt),
+    ]
+
+
 def _projection_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
     """Q, K, V projections; latent attention: queries via r_q, the cached latent, absorbed."""
     d = m.d_model
     if not m.kv_lora_rank:
         return [
-            _matmul("Q projection", n, d, m.q_dim, dt),
+            _matmul("Q projection", n, d, m.q_dim * (1 + m.attention_gate), dt),  # gates too
             _matmul("K projection", n, d, m.kv_dim, dt, to_cache=True),
             _matmul("V projection", n, d, m.kv_dim, dt, to_cache=True),
         ]
@@ -309,12 +355,14 @@ def layer_ops(model: Model, batch: int, new_tokens: int, context: int, dtypes: D
     add = Op("residual add", "elementwise", n * d, act_bytes=3 * n * d * a)  # read 2, write 1
     heads = ((model.n_heads, "Q"), (model.n_kv_heads, "K")) if model.qk_norm else ()
     qk = [_rmsnorm(f"{w} norm", n * h, model.d_head, dt) for h, w in heads]  # gains of d_head
+    o, gated = n * model.v_dim, model.attention_gate  # sigmoid(gate) x o: read 2, write 1
+    gate = [Op("output gate", "elementwise", SILU_FLOPS_PER_ELEM * o, act_bytes=3 * o * a)] * gated
+    mixer = _linear_ops(model, B, T, dt) if window == LINEAR else [
+        *_projection_ops(model, n, dt), *qk, *_attention_ops(model, B, T, S, dt, materialized,
+        window), *gate, _matmul("output projection", n, model.v_dim, d, dt)]  # fmt: skip
     ops = [
         _rmsnorm("attention norm", n, d, dt),
-        *_projection_ops(model, n, dt),
-        *qk,
-        *_attention_ops(model, B, T, S, dt, materialized, window),
-        _matmul("output projection", n, model.v_dim, d, dt),
+        *mixer,
         *[_rmsnorm("post-attention norm", n, d, dt)] * post,
         add,
         _rmsnorm("MLP norm", n, d, dt),
@@ -484,7 +532,7 @@ def model_memory_ledger(
     B S in prefill (2 B S L Hkv dh b_kv without windows or a latent cache)."""
     dt = dtypes or DTypes()
     w = parameter_count(model) * dt.w_bytes
-    kv = batch * kv_cache_elements(model, context) * dt.kv_bytes  # windows, latent cache
+    kv = batch * (kv_cache_elements(model, context) * dt.kv_bytes + state_bytes(model, dt))
     tokens = batch if phase == "decode" else batch * context
     act = tokens * activation_bytes_per_token(model, dt.act_bytes)
     return ledger.MemoryLedger(w, kv, act, overhead_rate * (w + kv + act))

@@ -19,11 +19,12 @@ MAX_BYTES = 1 << 20  # a config.json is a few KiB; refuse to read more than 1 Mi
 LARGEST = 2**31 - 1  # no config key of a released model comes near (windows reach ~10**7)
 REQUIRED = object()
 
-LLAMA_TYPES = ("llama", "mistral", "ministral3", "qwen2", "qwen3", "phi3")
+LLAMA_TYPES = ("llama", "mistral", "ministral3", "qwen2", "qwen3", "phi3", "qwen3_5_text")
 GEMMA_TYPES = ("gemma2", "gemma3", "gemma3_text")
 LLAMA4_TYPES = ("llama4", "llama4_text")  # the multimodal config nests the text model's
 MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss", "glm4_moe",
-             "minimax_m2", *LLAMA4_TYPES)  # fmt: skip
+             "minimax_m2", "qwen3_next", "qwen3_5_moe_text", *LLAMA4_TYPES)  # fmt: skip
+HYBRID = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")  # Gated DeltaNet + full attention
 FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
 LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention")  # the ledger's
 # A model that ships its own model_type (Kimi K2's "kimi_k2") but names a family's model
@@ -38,6 +39,7 @@ ARCHITECTURES = {
     "GptOssForCausalLM": "gpt_oss", "Glm4MoeForCausalLM": "glm4_moe", "GPT2LMHeadModel": "gpt2",
     "Llama4ForConditionalGeneration": "llama4", "Llama4ForCausalLM": "llama4_text",
     "Ministral3ForCausalLM": "ministral3", "MiniMaxM2ForCausalLM": "minimax_m2",
+    "Qwen3NextForCausalLM": "qwen3_next",
 }  # fmt: skip
 
 # Defaults of transformers' configuration classes (huggingface/transformers,
@@ -50,6 +52,13 @@ ARCHITECTURES = {
 #   (both with a bias per expert for routing);
 # LlamaConfig and the others: num_key_value_heads = num_attention_heads,
 #   head_dim = hidden_size / num_attention_heads, tie_word_embeddings=False.
+# Qwen3NextConfig (Qwen3.5's inherits it): layer i full when (i + 1) % full_attention_interval
+QWEN3_NEXT_DEFAULTS = {"head_dim": 256, "full_attention_interval": 4, "linear_conv_kernel_dim": 4,
+                       "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+                       "linear_num_key_heads": 16, "linear_num_value_heads": 32}  # fmt: skip
+LINEAR_KEYS = {"heads": "linear_num_value_heads", "key_heads": "linear_num_key_heads",
+               "key_dim": "linear_key_head_dim", "value_dim": "linear_value_head_dim",
+               "conv": "linear_conv_kernel_dim"}  # fmt: skip
 GEMMA2_DEFAULTS = {"num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 8192,
                    "tie_word_embeddings": True, "sliding_window": 4096}  # fmt: skip
 # Llama4TextConfig: head_dim 128, one expert a token, every layer routed, chunks of 8,192
@@ -106,8 +115,9 @@ def _sliding(k: _Keys, layers: int) -> tuple[int, int]:
     """(window, layers using it) from layer_types, or the family's pattern."""
     types = k.config.get("layer_types")
     if isinstance(types, list) and types:
-        if len(types) != layers or not all(t in LAYER_TYPES for t in types):  # no linear ones
-            raise ValueError(f"config key 'layer_types' must list {LAYER_TYPES} ({layers} layers)")
+        kinds = LAYER_TYPES + ("linear_attention",) * (k.kind in HYBRID)
+        if len(types) != layers or not all(t in kinds for t in types):
+            raise ValueError(f"config key 'layer_types' must list {kinds} ({layers} layers)")
         n = sum(t in LAYER_TYPES[1:] for t in types)  # sliding or chunked
         window = "attention_chunk_size" if k.kind in LLAMA4_TYPES else "sliding_window"
         return (k.int(window), n) if n else (0, 0)
@@ -173,13 +183,12 @@ def _model(config: object, path: str) -> Model:
         kind = kind if kind in FAMILIES else text.get("model_type", kind)
         name, where, config = f"{name} (text model)", f"{where}'s text_config", text
     if kind not in FAMILIES:
-        raise ValueError(
-            f"unsupported model_type {shown(repr(kind), 40)} in {where}; "
-            f"supported: {', '.join(FAMILIES)}"
-        )
+        raise ValueError(f"unsupported model_type {shown(repr(kind), 40)} in {where}; "
+                         f"supported: {', '.join(FAMILIES)}")  # fmt: skip
     defaults = {"gemma2": GEMMA2_DEFAULTS, "gemma3": GEMMA3_DEFAULTS,
                 "gemma3_text": GEMMA3_DEFAULTS,
-                **dict.fromkeys(LLAMA4_TYPES, LLAMA4_DEFAULTS)}.get(kind, {})  # fmt: skip
+                **dict.fromkeys(LLAMA4_TYPES, LLAMA4_DEFAULTS),
+                **dict.fromkeys(HYBRID, QWEN3_NEXT_DEFAULTS)}.get(kind, {})  # fmt: skip
     k = _Keys(config, where, kind, defaults)
     if kind == "gpt2":  # GPT-2's own keys: heads of n_embd / n_head, an ungated MLP, tied
         d, heads = k.int("n_embd"), k.int("n_head")
@@ -195,10 +204,8 @@ def _model(config: object, path: str) -> Model:
         raise ValueError(f"{where}: hidden size {d} is not a multiple of {heads} heads")
     d_head = k.int("head_dim", d // heads) if kind != "deepseek_v3" else 0
     if heads % kv:
-        raise ValueError(
-            f"config key 'num_attention_heads' ({heads}) must be a multiple of "
-            f"'num_key_value_heads' ({kv})"
-        )
+        raise ValueError(f"config key 'num_attention_heads' ({heads}) must be a multiple of "
+                         f"'num_key_value_heads' ({kv})")  # fmt: skip
     fields: dict[str, Any] = {}
     extra = 0
     glm = {key: kind == "glm4_moe" and k.raw(key, False) is True
@@ -218,10 +225,16 @@ def _model(config: object, path: str) -> Model:
         if kind == "gpt_oss":  # q, k, v, o biases, one sink per head, each expert's biases
             E, f = experts["n_experts"], experts["d_ff_expert"]
             extra += heads * d_head + 2 * kv * d_head + d + heads + E * (2 * f + d)
-        extra += d * (kind == "qwen2_moe")  # its shared_expert_gate, a d x 1 projection
+        extra += d * (kind in ("qwen2_moe", *HYBRID))  # a shared_expert_gate, d x 1
     dense_ff = "intermediate_size_mlp" if kind in LLAMA4_TYPES else "intermediate_size"
     ff = k.int(dense_ff, fields.get("d_ff_expert", REQUIRED))
     window, sliding = _sliding(k, L)
+    if kind in HYBRID:  # how many Gated DeltaNet layers, their sizes; full ones gate their output
+        types, every = k.config.get("layer_types"), k.int("full_attention_interval")
+        listed = isinstance(types, list) and types  # checked by _sliding; else the interval's
+        fields.update(linear_layers=types.count("linear_attention") if listed else L - L // every,
+                      state_fp32=k.raw("mamba_ssm_dtype", "") == "float32", attention_gate=True,
+                      **{f"linear_{f}": k.int(key) for f, key in LINEAR_KEYS.items()})  # fmt: skip
     tie = k.raw("tie_word_embeddings", False)
     if not isinstance(tie, bool):
         raise ValueError(f"config key 'tie_word_embeddings' must be true or false, got {tie!r}")
@@ -256,7 +269,7 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
         dense = k.int("first_k_dense_replace", least=0)
     else:  # qwen2_moe, qwen3_moe
         E = k.int("num_experts")
-        shared = k.int("shared_expert_intermediate_size") if kind == "qwen2_moe" else 0
+        shared = k.int("shared_expert_intermediate_size") if kind in ("qwen2_moe", *HYBRID) else 0
         step = k.int("decoder_sparse_step", 1)
         dense_only = _indices(k.raw("mlp_only_layers", []), "mlp_only_layers", layers)
         listed = {i for i in dense_only if (i + 1) % step == 0}  # routed: (i + 1) % step == 0

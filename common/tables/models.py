@@ -77,6 +77,15 @@ class Model:
     extra_layer_params: int = 0  # per layer: biases, attention sinks, q/k norm gains (memory)
     qk_norm: bool = False  # an RMSNorm on each query and key head (Qwen3, Gemma 3, some GLM)
     published_active: float | None = None  # parameters a token uses, where published
+    # Gated DeltaNet layers (Qwen3-Next, Qwen3.5): no KV cache, a state per sequence instead
+    linear_layers: int = 0  # layer_types' "linear_attention"; the other layers attend in full
+    linear_heads: int = 0  # linear_num_value_heads (Hv)
+    linear_key_heads: int = 0  # linear_num_key_heads (Hk)
+    linear_key_dim: int = 0  # linear_key_head_dim (dk)
+    linear_value_dim: int = 0  # linear_value_head_dim (dv)
+    linear_conv: int = 0  # linear_conv_kernel_dim: a causal convolution over q, k and v
+    state_fp32: bool = False  # mamba_ssm_dtype float32: the state in 4 bytes, not the cache's
+    attention_gate: bool = False  # the query projection also makes a gate for each output
 
     def __post_init__(self) -> None:
         counts = [
@@ -96,10 +105,13 @@ class Model:
             raise ValueError(f"{self.name}: experts_per_token must be 1 to n_experts")
         if self.n_experts and not self.d_ff_expert:
             raise ValueError(f"{self.name}: a mixture of experts needs d_ff_expert")
-        if self.dense_layers > self.n_layers or self.sliding_layers > self.n_layers:
-            raise ValueError(f"{self.name}: dense_layers and sliding_layers must be <= n_layers")
+        if max(self.dense_layers, self.sliding_layers + self.linear_layers) > self.n_layers:
+            raise ValueError(f"{self.name}: dense_layers, sliding_layers must be <= n_layers")
         if self.sliding_layers and not self.sliding_window:
             raise ValueError(f"{self.name}: sliding_layers needs a sliding_window")
+        sizes = (self.linear_heads, self.linear_key_heads, self.linear_key_dim, self.linear_conv)
+        if self.linear_layers and not all((*sizes, self.linear_value_dim)):
+            raise ValueError(f"{self.name}: linear_layers needs each linear_ size above 0")
         if self.kv_lora_rank and not 0 < self.rope_head_dim < self.d_head:
             raise ValueError(f"{self.name}: latent attention needs 0 < rope_head_dim < d_head")
         if self.n_heads % self.n_kv_heads:

@@ -22,6 +22,14 @@ MIXTRAL = {"model_type": "mixtral", "hidden_size": 16, "num_hidden_layers": 2,
            "num_attention_heads": 2, "num_key_value_heads": 1, "intermediate_size": 24,
            "num_local_experts": 4, "num_experts_per_tok": 2, "vocab_size": 10,
            "max_position_embeddings": 64}  # fmt: skip
+# Gated DeltaNet: 2 key heads and 4 value heads of 4 (K = 8, V = 16), conv 4; layer 0 linear,
+# layer 1 full (every second); 2 heads of 8 and 1 KV head attend in full, the queries gated.
+GDN = {"hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2, "head_dim": 8,
+       "num_key_value_heads": 1, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+       "linear_key_head_dim": 4, "linear_value_head_dim": 4, "full_attention_interval": 2,
+       "vocab_size": 10, "max_position_embeddings": 64}  # fmt: skip
+NEXT = {**GDN, "model_type": "qwen3_next", "num_experts": 4, "num_experts_per_tok": 2,
+        "moe_intermediate_size": 8, "shared_expert_intermediate_size": 12}  # fmt: skip
 DEEPSEEK = {"model_type": "deepseek_v3", "hidden_size": 16, "num_hidden_layers": 3,
             "num_attention_heads": 2, "q_lora_rank": 8, "kv_lora_rank": 6,
             "qk_rope_head_dim": 2, "qk_nope_head_dim": 4, "v_head_dim": 4,
@@ -97,6 +105,14 @@ TINY = {
     # mistral3 nests a mistral text model: its count (a vision tower is not read)
     "mistral3": ({"model_type": "mistral3", "text_config": {**BASE, "model_type": "mistral"}},
                  49856, None),
+    # qwen3_next: full layer q 16*32 (gates too), k, v 2*16*8, o 16*16 = 1,024, q/k norms 16;
+    # linear layer in 16*(8 + 8 + 16 + 16 + 4 + 4) = 896, conv (8 + 8 + 16)*4 = 128, decay and
+    # step 8, norm 4, out 16*16 = 256: 1,292; each layer experts 4*3*16*8 = 1,536, shared
+    # 3*16*12 = 576, router 64, shared gate 16, norms 32; + 16 + 320. Active: 2 x 2 x 384 fewer.
+    "qwen3_next": (NEXT, 1040 + 1292 + 2 * 2224 + 336, 7116 - 4 * 384),
+    # qwen3_5 nests a dense qwen3_5_text: the same two mixers, an MLP of 3*16*24 each
+    "qwen3_5": ({"model_type": "qwen3_5", "text_config": {**GDN, "model_type": "qwen3_5_text",
+                 "intermediate_size": 24}}, 1040 + 1292 + 2 * (1152 + 32) + 336, None),
     # llama4 nested, every second layer routed (1 and 3), each with a shared expert: d 16,
     # 2 heads of 8, 1 KV head: attention 768 a layer, x4; routed 4*3*16*8 + shared 384 +
     # router 64 = 1,984, x2; dense 3*16*32 = 1,536, x2; norms 4*32 + 16; embedding and head
@@ -270,6 +286,23 @@ def test_every_norm_a_family_applies_is_an_operator_of_its_layer() -> None:
         pre = {f"{w} norm": 4 * model.d_model for w in ("attention", "MLP")}
         assert {o.name: o.flops for o in ops if o.kind == "norm"} == {**pre, **flops}
         assert sum(o.kind == "norm" for o in ops) == 2 + len(flops)  # each once
+
+
+def test_a_gated_deltanet_layer_keeps_a_state_not_a_cache() -> None:
+    m, dt = model_from_config(NEXT), tf.DTypes()
+    # state 4 heads x 4 x 4 = 64 elements of 2 B (4 B under mamba_ssm_dtype float32), and the
+    # conv's last 3 taps of 8 + 8 + 16 channels of 2 B; the full layer alone caches K and V
+    assert (m.linear_layers, tf.state_bytes(m, dt), tf.kv_cache_elements(m, 10)) == (1, 320, 160)
+    assert tf.state_bytes(model_from_config({**NEXT, "mamba_ssm_dtype": "float32"}), dt) == 448
+    # decode, batch 2: 2 x ((2 x 32 x 4 conv) + 7 x 64 rule) FLOP; q, k, v, z, b, a in, o out
+    # (2 x 72 x 2 B) and each state read and written (2 x 2 x 320)
+    rule = [o for o in tf.decode_ledger(m, 2, 10).variants[0][0] if o.kind == "recurrence"]
+    assert [(o.flops, o.nbytes) for o in rule] == [(2 * (256 + 448), 288 + 1280 + 32 * 4 * 2)]
+    full = {o.name: o for o in tf.decode_ledger(m, 2, 10).layer}
+    assert full["Q projection"].weight_bytes == 16 * 32 * 2 and "output gate" in full
+    state = [model_from_config({**NEXT, "layer_types": t}).linear_layers for t in
+             (["full_attention", "full_attention"], ["linear_attention"] * 2)]  # fmt: skip
+    assert state == [0, 2]
 
 
 @pytest.mark.parametrize(("T", "S", "W"), [(1, 1, 3), (1, 9, 3), (9, 9, 3), (4, 9, 3), (5, 5, 8)])
