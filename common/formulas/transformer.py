@@ -145,7 +145,7 @@ LINEAR = -1  # layer_groups' window for a Gated DeltaNet layer: no attention, no
 
 def layer_groups(model: Model) -> list[tuple[int, bool, int]]:
     """The model's kinds of layer as (window, dense MLP, count): full-attention routed (or
-    dense-model) layers first, then sliding-window ones, then a mixture's dense ones."""
+    dense-model) layers, sliding-window ones, Gated DeltaNet ones (LINEAR); a mixture's dense."""
     dense = model.dense_layers if model.n_experts else 0
     main = model.n_layers - dense
     slide_main = min(model.sliding_layers, main)
@@ -180,7 +180,7 @@ def kv_shards(model: Model, gpus: int) -> int:
 
 
 def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
-    """KV cache per token = 2 (K and V) x layers x KV heads x head dim x bytes
+    """KV cache per token = 2 (K and V) x attention layers x KV heads x head dim x bytes
     (layers x (r_kv + d_rope) x bytes for latent attention; no window applied)."""
     return float((model.n_layers - model.linear_layers) * model.cache_width * kv_bytes)
 
@@ -191,7 +191,7 @@ class Op:
     """One operator: FLOPs and the bytes it moves, by kind of tensor."""
 
     name: str
-    kind: str  # 'matmul', 'attention', 'norm', 'elementwise' or 'lookup'
+    kind: str  # 'matmul', 'attention', 'recurrence', 'norm', 'elementwise' or 'lookup'
     flops: float
     weight_bytes: float = 0.0
     act_bytes: float = 0.0
