@@ -77,7 +77,7 @@ def main() -> int:
                     flag = "" if ok else "  OVER" if code == 0 else f"  exit {code}"
                     print(f"{script.name:28} {fake:>5} {wall:7.2f}s {rss / 2**20:6.0f} MiB  "
                           f"{target:16} {before}->{load()}{flag}",
-                          flush=True,)  # fmt: skip
+                          flush=True)  # fmt: skip
                     failed += not ok
         if args.docs:
             before = load()

@@ -83,7 +83,7 @@ class Calibration(NamedTuple):
 #: The article's laptop measurement, used only when this machine has no results file.
 EXAMPLE_CALIBRATION = Calibration(assumptions.EXAMPLE_BANDWIDTH.value,
                                   assumptions.EXAMPLE_MATMUL.value,
-                                  "an example laptop (the article's probe)",)  # fmt: skip
+                                  "an example laptop (the article's probe)")  # fmt: skip
 PROBE_SOURCE = "this machine (lecture 01)"  # how an answer names lecture 01's measured roofs
 
 
@@ -508,7 +508,7 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
              "So the step is compute-bound when its intensity against the link, K / b FLOP per "
              "byte, exceeds peak / link: K must pass the third column of the table.",
              f"For a layer with K = {d_example:,}, the last column says which side bounds the "
-             "step. Slow links need much wider layers before sharding pays.",)  # fmt: skip
+             "step. Slow links need much wider layers before sharding pays.")  # fmt: skip
     if missing := [c.name for c in chips if c not in linked]:
         steps += (f"Left out: {' and '.join(missing)}, with no link figure in common/hw_specs.py.",)
     headers = ("chip", "link (one way)", "critical K", f"bound at K = {d_example:,}")
@@ -541,7 +541,7 @@ def tiled_compute_bound_answer(n: int = 8192, d_head: int = 128, precision: str 
              f"traffic is D = b N d_h (2 + 2 T_r), so the intensity grows with B_r (about "
              f"{'' if 2 / b == 1 else f'{2 / b:g} '}B_r in {precision}) and the {chip.name}'s "
              f"{precision} ridge of {_f1(ridge)} FLOP/byte needs T_r small enough that F / D "
-             "reaches it.",]  # fmt: skip
+             "reaches it."]  # fmt: skip
     if need is None:
         steps.append("Even reading K and V once falls short of the ridge: no M_sm is enough.")
     else:
@@ -635,7 +635,7 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
     steps = [f"At spec roofs the ledger, plus the fixed cost per kernel, predicts "
              f"{fmt_time(at_spec)} for the measured {fmt_time(run.measured.seconds)}.",
              f"Scale the A100's {roof} by e and solve modelled time = measured (the time falls "
-             "as e grows, so bisection finds the one e).",]  # fmt: skip
+             "as e grows, so bisection finds the one e)."]  # fmt: skip
     if e is None:
         steps.append(f"No e of at most 100% reaches it: the {roof} alone cannot close the gap.")
     else:

@@ -11,12 +11,8 @@ from typing import Any
 from common.measure.caches import _run_quiet
 
 # Environment variables that steer BLAS; reported, never set.
-BLAS_ENV_VARS = ("OPENBLAS_CORETYPE",
-                 "OPENBLAS_L2_SIZE",
-                 "OPENBLAS_NUM_THREADS",
-                 "OMP_NUM_THREADS",
-                 "MKL_NUM_THREADS",
-                 "VECLIB_MAXIMUM_THREADS",)  # fmt: skip
+BLAS_ENV_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OPENBLAS_NUM_THREADS",
+                 "OMP_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")  # fmt: skip
 
 
 def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:

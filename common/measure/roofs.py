@@ -32,18 +32,10 @@ MATMUL_SIZES = (512, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
 # Seconds of timed calls; bandwidth moves in phases of a second on a shared machine, so it
 # gets the most: the best of many calls is the roof when nothing else competes.
-FULL_BUDGET = {"bandwidth_s": 0.8,
-               "bandwidth_min_repeat": 20,
-               "matmul_call_s": 0.06,
-               "matmul_s": 0.6,
-               "matmul_min_repeat": 3,
-               "rounds": 3,}  # fmt: skip
-QUICK_BUDGET = {"bandwidth_s": 0.25,
-                "bandwidth_min_repeat": 5,
-                "matmul_call_s": 0.025,
-                "matmul_s": 0.2,
-                "matmul_min_repeat": 2,
-                "rounds": 1,}  # fmt: skip
+FULL_BUDGET = {"bandwidth_s": 0.8, "bandwidth_min_repeat": 20, "matmul_call_s": 0.06,
+               "matmul_s": 0.6, "matmul_min_repeat": 3, "rounds": 3}  # fmt: skip
+QUICK_BUDGET = {"bandwidth_s": 0.25, "bandwidth_min_repeat": 5, "matmul_call_s": 0.025,
+                "matmul_s": 0.2, "matmul_min_repeat": 2, "rounds": 1}  # fmt: skip
 
 
 def llc_bytes() -> tuple[int, bool]:
@@ -266,7 +258,7 @@ class RoofRun:
               "seconds": best,
               "threads": 1,
               "samples": len(self.bw_times),
-              "median_bytes_per_s": stream_bytes / statistics.median(self.bw_times),}  # fmt: skip
+              "median_bytes_per_s": stream_bytes / statistics.median(self.bw_times)}  # fmt: skip
         with blas_threads(None) as mm_threads:
             pass
         mm = _matmul_summary(self.mm_times, matmul_n, mm_threads)

@@ -26,7 +26,7 @@ SERIES_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9
 
 # A label's white box, drawn over the lines: a curve that must cross the label passes behind it.
 OVER = {"bbox": {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.9},
-        "zorder": 6,}  # fmt: skip
+        "zorder": 6}  # fmt: skip
 
 MAX_WIDTH_IN = 7.2  # figures no wider than the docs' text column
 DPI = 150

@@ -148,7 +148,7 @@ _Regime = Literal["deep in the memory-bound regime",
                   "in the memory-bound regime",
                   "at the ridge",
                   "in the compute-bound regime",
-                  "deep in the compute-bound regime",]  # fmt: skip
+                  "deep in the compute-bound regime"]  # fmt: skip
 
 
 def regime(intensity: float, ridge: float, deep: float = 10.0) -> _Regime:

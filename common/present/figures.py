@@ -24,7 +24,7 @@ def roofline_caption(peak: float, beta: float, points: Sequence[Point]) -> str:
                 "I* = P/β = {ridge} FLOP/byte (dashed).",
                 beta=fmt_bw(beta),
                 peak=fmt_rate(peak),
-                ridge=f"{ridge_point(peak, beta):.2f}",)  # fmt: skip
+                ridge=f"{ridge_point(peak, beta):.2f}")  # fmt: skip
     if not points:
         return say(
             "{roofs} No operation is placed yet: run lecture 01 to measure them.", roofs=roofs
@@ -72,7 +72,7 @@ def sweep_caption(rows: Sequence[Mapping[str, Any]], crossing: tuple[Any, Any] |
     if flagged:
         caption = say("{caption} Circled: B = {flagged}, which break a rule no roofline can break.",
                       caption=caption,
-                      flagged=", ".join(flagged),)  # fmt: skip
+                      flagged=", ".join(flagged))  # fmt: skip
     return caption
 
 
@@ -107,7 +107,7 @@ def ledger_caption(
         caption = say("{caption} Right: at {rate} overhead batch {batches} fits as well.",
                       caption=caption,
                       rate=f"{low_rate:.0%}",
-                      batches=", ".join(map(str, rescued)),)  # fmt: skip
+                      batches=", ".join(map(str, rescued)))  # fmt: skip
     return say("{caption} Hatched bars are over the budget.", caption=caption)
 
 

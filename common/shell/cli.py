@@ -171,7 +171,7 @@ def add_outdir_flag(parser: argparse.ArgumentParser, what: str = "folder for PNG
                         action=_StoreGiven,
                         default=FIGURES_DIR,
                         metavar="DIR",
-                        help=f"{what} (default: {FIGURES_DIR})",)  # fmt: skip
+                        help=f"{what} (default: {FIGURES_DIR})")  # fmt: skip
 
 
 def png_parser(doc: str | None) -> LectureParser:

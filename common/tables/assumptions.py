@@ -111,11 +111,13 @@ EXAMPLE_BANDWIDTH = Assumption(
     "use the article's laptop instead, and say so.",
 )
 
-EXAMPLE_MATMUL = Assumption("example machine: measured matmul rate",
-                            2003e9,
-                            "FLOP/s",
-                            sources.ARTICLE_PROBE,
-                            EXAMPLE_BANDWIDTH.applies,)  # fmt: skip
+EXAMPLE_MATMUL = Assumption(
+    "example machine: measured matmul rate",
+    2003e9,
+    "FLOP/s",
+    sources.ARTICLE_PROBE,
+    EXAMPLE_BANDWIDTH.applies,
+)
 
 ROUTING_SKEW = Assumption(
     "routing skew",

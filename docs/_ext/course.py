@@ -239,7 +239,7 @@ def check_api_pages(app: Sphinx, env: Any) -> None:
     if missing and "api" in env.all_docs:
         logger.warning("modules of common on no API page: %s; add `.. common-api:: PART` to a page "
                        "under docs/api/",
-                       ", ".join(missing),)  # fmt: skip
+                       ", ".join(missing))  # fmt: skip
 
 
 def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
@@ -343,7 +343,7 @@ class CourseFigureDirective(SphinxDirective):
     required_arguments = 1
     has_content = True
     option_spec: ClassVar[dict[str, Any]] = {"draw": directives.unchanged_required,
-                                             "alt": directives.unchanged_required,}  # fmt: skip
+                                             "alt": directives.unchanged_required}  # fmt: skip
 
     def run(self) -> list[nodes.Node]:
         name = self.arguments[0].strip()

@@ -251,7 +251,7 @@ def panel_html(
     attrs = "".join(f' data-{key}="{esc(value)}"' for key, value in data.items() if value)
     parts = [f'<div class="rl-runner"{attrs}>',
              f'<p class="rl-runner-head"><b class="rl-runner-title">{esc(say(TITLE))}</b> '
-             f'<span class="rl-runner-status" role="status">{status}</span></p>',]  # fmt: skip
+             f'<span class="rl-runner-status" role="status">{status}</span></p>']  # fmt: skip
     if table:
         text = json.dumps(table).replace("</", "<\\/")  # "</script>" cannot end it early
         parts.append(f'<script type="application/json" class="rl-runner-table">{text}</script>')
