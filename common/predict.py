@@ -98,8 +98,8 @@ def memory_per_gpu(
 ) -> float:
     """Bytes a GPU holds: N b_w / g + B x cache elements x b_kv / min(g, Hkv) (a latent cache
     on every GPU); under `ep`, N_e b_w / g + the rest whole + the cache of ceil(B / g)."""
-    per_seq, state = llm.kv_cache_elements(model, context) * dtypes.kv_bytes, llm.state_bytes(
-        model, dtypes)  # a Gated DeltaNet layer's state: split with its heads  # fmt: skip
+    per_seq = llm.kv_cache_elements(model, context) * dtypes.kv_bytes
+    state = llm.state_bytes(model, dtypes)  # Gated DeltaNet layers': split with their heads
     if ep:
         experts = parameter_breakdown(model)["experts"]
         weights = llm.weight_bytes(model, dtypes) - experts * dtypes.w_bytes * (1 - 1 / gpus)

@@ -150,11 +150,11 @@ def layer_groups(model: Model) -> list[tuple[int, bool, int]]:
     main = model.n_layers - dense
     slide_main = min(model.sliding_layers, main)
     slide_dense = model.sliding_layers - slide_main
-    line_main = min(model.linear_layers, main - slide_main)  # Gated DeltaNet: window LINEAR
-    line_dense = model.linear_layers - line_main
-    kinds = [(0, False, main - slide_main - line_main), (model.sliding_window, False, slide_main),
-             (LINEAR, False, line_main), (0, True, dense - slide_dense - line_dense),
-             (model.sliding_window, True, slide_dense), (LINEAR, True, line_dense)]  # fmt: skip
+    gdn_main = min(model.linear_layers, main - slide_main)  # Gated DeltaNet: window LINEAR
+    gdn_dense = model.linear_layers - gdn_main
+    kinds = [(0, False, main - slide_main - gdn_main), (model.sliding_window, False, slide_main),
+             (LINEAR, False, gdn_main), (0, True, dense - slide_dense - gdn_dense),
+             (model.sliding_window, True, slide_dense), (LINEAR, True, gdn_dense)]  # fmt: skip
     return [(w, dn, c) for w, dn, c in kinds if c]
 
 
