@@ -179,8 +179,9 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # requests others timed: FasterTransformer's own GPT tables (1 to 8 A100 80GB),
 # TensorRT-LLM's A100 and H100 tables (first-token latencies at batch 1, and large batches
 # on H100 in FP8 and A100 in FP16), the blog's two totals, gpt-fast's eager PyTorch on one
-# A100, and the serving engines' own pages (vLLM's benchmark CI on H100, H200 and A100,
-# LMDeploy's A100 table, NVIDIA NIM on two H100s). Each is predicted twice: by the roofline
+# A100, the serving engines' own pages (vLLM's benchmark CI on H100, H200 and A100,
+# LMDeploy's A100 table, NVIDIA NIM on two H100s), and Argonne's benchmark of vLLM 0.5 and
+# TensorRT-LLM 0.11 on 1 to 4 H100s. Each is predicted twice: by the roofline
 # *bound* alone, and by the *forecast* of ``python3 -m common.predict --engine E``, E the
 # class of its engine (``trtllm``, ``trtllm-mmha``, ``vllm``, ``vllm-single-step``,
 # ``vllm-eager`` or ``eager``). The forecast is the bound plus the engine terms of

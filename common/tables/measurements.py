@@ -383,6 +383,18 @@ LLAMA_3_3_70B = what_if(LLAMA_3_70B, "Llama-3.3-70B", "llama-3.3-70b",
                         f"Llama-3-70B's shapes ({models.LLAMA_3_70B_CONFIG}) with a 131,072-token "
                         "window", max_context=131072)  # fmt: skip
 VLLM, LMDEPLOY, NIM = "vLLM, its CI", "LMDeploy, its docs", "NVIDIA NIM, its docs"
+ARGONNE = (
+    "argonne-lcf/LLM-Inference-Bench (commit 4211f5d), Plots/All_results.csv, column 'Latency' "
+    "(s, the whole batch), 'Nvidia H100 GPU' (the JLSE testbed's H100 80GB HBM3: llama.cpp/H100/"
+    "README.MD's nvidia-smi), 1,024 input and 1,024 output tokens, float16 (bf16's bytes and "
+    "peak), tensor parallel; {}; its A100 rows are left out (it does not say which A100); "
+    "checked 2026-12-07"
+)
+ARGONNE_VLLM, ARGONNE_TRT = map(ARGONNE.format, (
+    "vLLM 0.5 (vLLM/H100/run-throughput-bench.sh runs its benchmark_latency.py, with v0.5's "
+    "arguments; the GH200 script pins 0.5.3.post1)",
+    "TensorRT-LLM 0.11.0 (TensorRT-LLM/H100/requirements.txt), engines built with --gemm_plugin "
+    "float16, timed by run.py --run_profiling"))  # fmt: skip
 
 
 def _vllm_ci(chip: str, source: str, ms: tuple[float, float, float]) -> list[Request]:
@@ -398,9 +410,18 @@ def _lmdeploy(model: Model, gpus: int, rows: dict[tuple[int, int], float]) -> li
                     "trtllm") for (b, p), rate in rows.items()]  # fmt: skip
 
 
+def _argonne(model: Model, engine: str, source: str, engine_class: str,
+             by_gpus: dict[int, tuple[float, ...]]) -> list[Request]:  # fmt: skip
+    """GPUs -> seconds at batch 1, 16, 32 and 64 (as many as were run), 1,024 + 1,024 tokens."""
+    return [_request(model, "h100", g, b, 1024, 1024, s, engine, source, engine_class)
+            for g, times in by_gpus.items()
+            for b, s in zip((1, 16, 32, 64), times, strict=False)]  # fmt: skip
+
+
 #: Serving engines' requests from sources the forecast takes no term from: vLLM's CI on three
 #: chips, LMDeploy's A100 table (batch 1 and 64 at 128 and 2,048 prompt tokens, 128 new;
-#: batch 16 at 128), NIM on two H100s in FP8, vLLM's all-reduce PR, and one 8-GPU comparison.
+#: batch 16 at 128), NIM on two H100s in FP8, vLLM's all-reduce PR, one 8-GPU comparison,
+#: and Argonne's benchmark of vLLM and TensorRT-LLM on 1 to 4 H100s.
 SERVING_REQUESTS: tuple[Request, ...] = (
     *_vllm_ci("h100", VLLM_CI_H100, (997.542, 2444.47, 2326.97)),
     *_vllm_ci("h200", VLLM_CI_H200, (833.421, 2077.53, 1917.44)),
@@ -424,6 +445,16 @@ SERVING_REQUESTS: tuple[Request, ...] = (
             RKOOO_LLM_BENCHMARK, MMHA),
     _request(LLAMA_2_70B, "a100", 8, 24, 1024, 1024, 38.97, "FasterTransformer, rkooo567",
             RKOOO_LLM_BENCHMARK, MMHA),
+    *_argonne(LLAMA_3_8B, "vLLM 0.5, Argonne", ARGONNE_VLLM, "vllm-single-step",
+              {1: (8.098, 11.025, 13.057, 18.809), 2: (6.687, 9.668, 11.390, 15.714),
+               4: (6.016, 7.792, 9.705, 13.651)}),
+    *_argonne(LLAMA_3_70B, "vLLM 0.5, Argonne", ARGONNE_VLLM, "vllm-single-step",
+              {4: (19.610, 24.695, 30.235, 35.083)}),
+    *_argonne(LLAMA_3_8B, "TensorRT-LLM 0.11, Argonne", ARGONNE_TRT, "trtllm",
+              {1: (7.729, 10.157, 12.493, 17.483), 2: (5.788, 6.981, 8.599, 11.955),
+               4: (4.522, 5.317)}),
+    *_argonne(LLAMA_3_70B, "TensorRT-LLM 0.11, Argonne", ARGONNE_TRT, "trtllm",
+              {4: (19.861, 23.560, 27.298, 32.455)}),
 )  # fmt: skip
 #: Every published request lecture 11 predicts: the course's first sources, then the engines'.
 ALL_REQUESTS: tuple[Request, ...] = (*REQUESTS, *SERVING_REQUESTS)

@@ -359,7 +359,7 @@ def requests_table(rows: Sequence[RequestRow]) -> Table:
 
 def requests_observations(rows: Sequence[RequestRow]) -> Observations:
     """Calibration and validation errors apart, the worst case, and the validation cases' error
-    by chip, GPU count, batch and prompt."""
+    by source, chip, GPU count, batch and prompt."""
     items = []
     for role in ("calibration", "validation"):
         picked = [r for r in rows if r.role == role]
@@ -382,6 +382,7 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
     items.append(f"The worst forecast is {rows[worst].label} at {errs[worst]:+.1%}.")
     checked = [(r, e) for r, e in zip(rows, errs, strict=True) if r.role == "validation"]
     for what, key, name in (
+        ("source", lambda r: r.engine, str),
         ("chip", lambda r: r.chip, str),
         ("GPU count", lambda r: r.gpus, lambda g: counted(g, "GPU")),
         ("batch", lambda r: min(r.batch, 2), lambda g: "batch 1" if g == 1 else "batch 2 or more"),
@@ -396,7 +397,7 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
         ]
         if len(groups) > 1:
             said = f"By {what}, the validation cases' median absolute error (cases): "
-            items.append(said + f"{', '.join(shown)}.")
+            items.append(said + f"{'; '.join(shown)}.")
     return Observations(items)
 
 

@@ -192,7 +192,7 @@ def test_requests_table_and_words_by_hand() -> None:
         row("a", 1, 1.0, 0.5, 0.9, "calibration", "h100"),
         row("b", 1, 2.0, 1.0, 2.2, chip="h100"),
         row("c", 4, 1.0, 0.2, 0.7, chip="a100"),
-        row("d", 4, 1.0, 0.3, 0.95, chip="a100"),
+        row("d", 4, 1.0, 0.3, 0.95, chip="a100")._replace(engine="vLLM, its CI"),
     ]
     t = page.requests_table(rows)
     assert list(t.rows[0]) == [
@@ -208,10 +208,13 @@ def test_requests_table_and_words_by_hand() -> None:
         "within 20%; the bound alone 70.0%.",
         "No forecast of the 4 falls below its bound, as none may.",
         "The worst forecast is c at -30.0%.",
-        # by chip, validation only (a is calibration): a100 median(30, 5) = 17.5%, h100 b's 10%
-        "By chip, the validation cases' median absolute error (cases): a100 17.5% (2), "
+        # by source, validation only (a is calibration): eng median(10, 30) = 20%, d's 5%
+        "By source, the validation cases' median absolute error (cases): eng 20.0% (2); "
+        "vLLM, its CI 5.0% (1).",
+        # by chip: a100 median(30, 5) = 17.5%, h100 b's 10%
+        "By chip, the validation cases' median absolute error (cases): a100 17.5% (2); "
         "h100 10.0% (1).",
-        "By GPU count, the validation cases' median absolute error (cases): 1 GPU 10.0% (1), "
+        "By GPU count, the validation cases' median absolute error (cases): 1 GPU 10.0% (1); "
         "4 GPUs 17.5% (2).",
     ]
     low = page.requests_observations([row("a", 2, 1.0, 0.5, 0.4)]).items
@@ -226,7 +229,7 @@ def test_requests_table_and_words_by_hand() -> None:
         "20%; the bound alone 50.0%."
     )
     assert items[-1] == (
-        "By GPU count, the validation cases' median absolute error (cases): 2 GPUs 10.0% (2), "
+        "By GPU count, the validation cases' median absolute error (cases): 2 GPUs 10.0% (2); "
         "8 GPUs 20.0% (1)."
     )
     rows = [row("a", 1, 1.0, 0.5, 0.9), row("b", 1, 1.0, 0.5, 0.9)._replace(engine_class="vllm")]

@@ -178,7 +178,7 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens, r.engine_class):
            r.measured.seconds for r in pub.SERVING_REQUESTS}  # fmt: skip
-    assert len(got) == len(pub.SERVING_REQUESTS) == 31
+    assert len(got) == len(pub.SERVING_REQUESTS) == 61
     # vLLM's CI, 'Mean latency (ms)' of batch 8, 32 in / 128 out: 997.542 ms (8B, 8xH100),
     # 2077.53 ms (70B on 4 H200), 3643.84 ms (Mixtral on 2 A100-SXM4-80GB).
     assert got[("llama-3.1-8b", "h100", 1, 8, 32, 128, "vllm")] == pytest.approx(997.542 * MS)
@@ -209,6 +209,15 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     )
     assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "vllm-eager")] == pytest.approx(133.70)
     assert got[("llama-2-70b", "a100", 8, 32, 1, 2048, "trtllm-mmha")] == pytest.approx(70.19)
+    # Argonne's All_results.csv, H100, 1024 / 1024: vLLM, Meta-Llama-3-8B, 1 GPU, batch 1,
+    # 8.097759872433327 s; TensorRT-LLM, Meta-Llama-3-70B, 4 GPUs, batch 64, 32.455443716049196
+    # s; TensorRT-LLM, 8B, 4 GPUs: batches 1 and 16 only, 16 at 5.316887283325196 s.
+    assert got[("llama-3-8b", "h100", 1, 1, 1024, 1024, "vllm-single-step")] == pytest.approx(
+        8.097759872433327, abs=1e-3)  # fmt: skip
+    assert got[("llama-3-70b", "h100", 4, 64, 1024, 1024, "trtllm")] == pytest.approx(32.455, 1e-4)
+    trt_8b_4 = {k[3]: t for k, t in got.items() if k[:3] == ("llama-3-8b", "h100", 4) and
+                k[-1] == "trtllm"}  # fmt: skip
+    assert trt_8b_4 == pytest.approx({1: 4.522334194183349, 16: 5.316887283325196}, abs=1e-3)
     # Llama-2-13B's config.json: 40 layers, hidden 5120, 40 heads, intermediate 13824.
     shape = fields(pub.LLAMA_2_13B, "n_layers d_model n_kv_heads d_ff vocab_size")
     assert shape == (40, 5120, 40, 13824, 32000)
