@@ -224,8 +224,7 @@ def test_each_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> Non
     for name, caption in zip(("a.png", "b.png"), captions, strict=True):
         _write_atomically(outdir / name, PNG_1PX)
         display.figure(outdir / name, caption)
-    parts = scrape().split(".. figure::")[1:]
-    got = [_caption(".. figure::" + p) for p in parts]
+    got = [_caption(".. figure::" + p) for p in scrape().split(".. figure::")[1:]]
     assert got == ["First: the slope.", "Peak 1.0 TB/s, left."]
     names = sorted(p.name for p in images.glob("*.png"))
     assert names == [f"sphx_glr_09_demo_00{k}.png" for k in (1, 2, 3)]
@@ -253,38 +252,19 @@ def test_an_escaped_caption_renders_as_the_text_it_came_from(text: str) -> None:
     assert code == (["code_like *this*"] if "``" in text else [])
 
 
-def _conf(monkeypatch: pytest.MonkeyPatch, run: str | None = None) -> dict:
+def _conf(monkeypatch: pytest.MonkeyPatch, run: str = "") -> dict:
     """Execute docs/conf.py with the environment and sys.path restored afterwards."""
     monkeypatch.setenv("ROOFLINE_RESULTS", "unchanged")  # conf.py sets it; restored at teardown
     monkeypatch.setenv("ROOFLINE_HTML", "0")  # likewise: later lectures must print as text
-    if run is None:
-        monkeypatch.delenv("ROOFLINE_DOCS_RUN", raising=False)
-    else:
-        monkeypatch.setenv("ROOFLINE_DOCS_RUN", run)
+    monkeypatch.setenv("ROOFLINE_DOCS_RUN", run)  # empty: every lecture
     monkeypatch.setattr(sys, "path", list(sys.path))
     conf = runpy.run_path(str(REPO / "docs" / "conf.py"))
     assert os.environ["ROOFLINE_RESULTS"] == str(docs_hooks.results_file(REPO / "docs"))
     return conf["sphinx_gallery_conf"]
 
 
-def test_gallery_runs_every_numbered_lecture_and_nothing_else(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    gallery = _conf(monkeypatch)
-    run, ignore = gallery["filename_pattern"], gallery["ignore_pattern"]
-    has_torch = importlib.util.find_spec("torch") is not None
-    for lecture in LECTURES:  # lecture 12 needs torch: without it, its page shows it unrun
-        assert re.search(run, str(lecture)) or not (has_torch or "12_" not in lecture.name)
-        assert not re.search(ignore, lecture.name), lecture.name
-    for helper in ("helpers.py", "_util.py", "1_short.py", "01-dash.py"):
-        assert re.search(ignore, helper), helper
-    assert gallery["reset_argv"] == "docs_hooks.reset_argv"  # strings keep the config picklable
-    assert gallery["image_scrapers"] == ("docs_hooks.scrape_pngs",)
-    assert gallery["write_computation_times"] is False
-
-
 @pytest.mark.parametrize("installed", [True, False])
-def test_lecture_12_runs_only_where_torch_is_installed(
+def test_gallery_runs_every_numbered_lecture_and_nothing_else(
     monkeypatch: pytest.MonkeyPatch, installed: bool
 ) -> None:
     real = importlib.util.find_spec
@@ -295,9 +275,16 @@ def test_lecture_12_runs_only_where_torch_is_installed(
         return real(name, *args)
 
     monkeypatch.setattr(importlib.util, "find_spec", fake)
-    run = _conf(monkeypatch)["filename_pattern"]
-    assert bool(re.search(run, "/r/lectures/12_profiler_vs_ledger.py")) is installed
-    assert re.search(run, "/r/lectures/11_predict_and_check.py")
+    gallery = _conf(monkeypatch)
+    run, ignore = gallery["filename_pattern"], gallery["ignore_pattern"]
+    for lecture in LECTURES:  # lecture 12 needs torch: without it, its page shows it unrun
+        assert bool(re.search(run, str(lecture))) is (installed or "12_" not in lecture.name)
+        assert not re.search(ignore, lecture.name), lecture.name
+    for helper in ("helpers.py", "_util.py", "1_short.py", "01-dash.py"):
+        assert re.search(ignore, helper), helper
+    assert gallery["reset_argv"] == "docs_hooks.reset_argv"  # strings keep the config picklable
+    assert gallery["image_scrapers"] == ("docs_hooks.scrape_pngs",)
+    assert gallery["write_computation_times"] is False
     # $ROOFLINE_DOCS_RUN narrows the executed lectures
     run = _conf(monkeypatch, "03_")["filename_pattern"]
     assert re.search(run, "/r/lectures/03_memory_ledger.py")

@@ -107,8 +107,7 @@ def terminal(course: Path, table: str, argv: list[str], tmp: Path) -> subprocess
 
 def edit_chip(table: str, chip_name: str, old: str, new: str) -> tuple[str, int]:
     """Replace the first `old` after `name="chip_name"`; the new table and that line (from 1)."""
-    start = table.index(f'name="{chip_name}"')
-    at = table.index(old, start)
+    at = table.index(old, table.index(f'name="{chip_name}"'))
     return table[:at] + new + table[at + len(old) :], table.count("\n", 0, at) + 1
 
 
@@ -347,11 +346,8 @@ def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> Non
         archive.writestr("broken.py", "def (:\n")
         archive.writestr("data.txt", "kept")
     target = tmp_path / "lib-pyc.zip"
-    code = (
-        "import importlib.util, sys\n"
-        "spec = importlib.util.spec_from_file_location('h', sys.argv[1])\n"
-        "h = importlib.util.module_from_spec(spec); spec.loader.exec_module(h)\n"
-        "print(h.compile_zip(sys.argv[2], sys.argv[3]))\n"
+    code = DRIVER.split("harness.setup")[0] + (  # the harness loaded, not set up
+        "print(harness.compile_zip(sys.argv[2], sys.argv[3]))\n"
         "sys.path.insert(0, sys.argv[3])\n"
         "import mod, pkg\n"
         "print(mod.f(), pkg.VALUE, mod.__file__.endswith('.pyc'))\n"
@@ -454,11 +450,6 @@ def test_the_stdlib_is_compiled_once_and_cached_and_nothing_is_built_without_nod
     assert "npm is not installed" in proc.stdout and "panels are off" in proc.stdout
 
 
-def roof_top(spec: dict, roof: str) -> float:
-    """The highest point (TFLOP/s) of one roof in a roofline specification."""
-    return max(r["tflops"] for r in spec["datasets"]["roofs"] if r["roof"] == roof)
-
-
 def test_an_edited_peak_moves_the_ridge_the_critical_batch_and_the_figure(
     course: Path, tmp_path: Path
 ) -> None:
@@ -484,14 +475,14 @@ def test_an_edited_peak_moves_the_ridge_the_critical_batch_and_the_figure(
         row = re.search(r"^H100 SXM\s+bf16\s+bf16/bf16/bf16 .*$", out, re.MULTILINE).group(0)
         assert row.split()[-2:] == [f"{ridge:.0f}", str(critical_batch(ridge))]
         (spec,) = result["charts"]
-        assert roof_top(spec, "H100 SXM bf16") == pytest.approx(peak / 1e12)  # 989, then 1978
-        assert min(
-            (r for r in spec["datasets"]["roofs"] if r["roof"] == "H100 SXM bf16"),
-            key=lambda r: abs(r["intensity"] - ridge),
-        )["intensity"] == pytest.approx(ridge)
+        h100 = [r for r in spec["datasets"]["roofs"] if r["roof"] == "H100 SXM bf16"]
+        assert max(r["tflops"] for r in h100) == pytest.approx(peak / 1e12)  # 989, then 1978
+        corner = min((r["intensity"] for r in h100), key=lambda i: abs(i - ridge))
+        assert corner == pytest.approx(ridge)
         assert "sits on the bold H100 SXM roof" in spec["description"]
-    # the other chips' roofs do not move: H200's bf16 peak is 989 TFLOPS in its datasheet
-    assert roof_top(after["charts"][0], "H200 bf16") == pytest.approx(989)
+        # the other chips' roofs do not move: H200's bf16 peak is 989 TFLOPS in its datasheet
+        h200 = [r["tflops"] for r in spec["datasets"]["roofs"] if r["roof"] == "H200 bf16"]
+        assert max(h200) == pytest.approx(989)
 
 
 CHARTED = ("05_operator_ledger", "06_llm_speed", "07_llm_capacity", "13_mixture_of_experts")
@@ -552,9 +543,7 @@ def test_live_roofs_are_the_corners_of_min_p_i_beta_under_a_title_a_phone_holds(
     assert cost["config"]["legend"]["columns"] == 1
 
 
-def test_redrawn_points_are_numbered_with_a_key(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_redrawn_points_are_numbered_with_a_key(tmp_path: Path) -> None:
     """On a phone names beside points run together: each point shows its number, and the
     spec's key (usermeta, read into the panel's caption) says what the number is; lecture
     05's figure hands its own key to the redrawn chart."""

@@ -170,19 +170,17 @@ def test_n_of_m_reads_as_before_and_keeps_its_branch(n: int, m: int) -> None:
 
 @given(NAMES)
 def test_a_listing_reads_as_before(items: list[str]) -> None:
-    if not items:
-        expected = "none"
-    elif len(items) == 1:
-        expected = items[0]
-    else:
-        expected = ", ".join(items[:-1]) + " and " + items[-1]
+    def by_hand(comma: str, and_: str) -> str:
+        if len(items) > 1:
+            return comma.join(items[:-1]) + and_ + items[-1]
+        return items[0] if items else "none"
+
     said = claims.listing(items)
-    assert said == expected
+    assert said == by_hand(", ", " and ")
     # every joint is a template: a language with its own "and" says it
     said_tree = said.tree() if isinstance(said, Say) else said
-    assert filled(said_tree, lambda t: t.replace(" and ", " 和 ").replace(", ", "、")) == (
-        "、".join(items[:-1]) + " 和 " + items[-1] if len(items) > 1 else expected
-    )
+    chinese = filled(said_tree, lambda t: t.replace(" and ", " 和 ").replace(", ", "、"))
+    assert chinese == by_hand("、", " 和 ")
 
 
 @given(st.integers(1, 64), st.integers(65, 4096), st.floats(1.0, 50.0), st.floats(1.0, 500.0),
@@ -192,8 +190,7 @@ def test_a_caption_fills_to_the_english_it_replaced(b0, b1, growth, gain, band: 
         {"B": b0, "latency_s": 1.0, "throughput_per_s": 1.0},
         {"B": b1, "latency_s": growth, "throughput_per_s": gain, "anomaly": True},
     ]
-    crossing = (b0, b1) if band else None
-    caption = figures.sweep_caption(rows, crossing)
+    caption = figures.sweep_caption(rows, (b0, b1) if band else None)
     # the sentence as written before templates, from the same numbers
     expected = (
         f"Left, the fastest measured call (solid) and the roofline's max(F/P, D/β) (dashed) "
@@ -266,8 +263,7 @@ def test_ledger_caption_points_at_the_first_bar_over_budget() -> None:
 
 
 def test_the_speedup_caption_and_the_written_table() -> None:
-    caption = figures.speedup_caption()  # where each upgrade pays
-    assert "left of it only bandwidth helps, right of it only compute" in caption
+    assert "left of it only bandwidth helps, right of it only compute" in figures.speedup_caption()
     # the table of figures written names files, not paths
     group = figures.written_table([("/somewhere/figs/a.png", "lecture 01"), ("b.png", "a formula")])
     assert group.items[1].rows == [["a.png", "lecture 01"], ["b.png", "a formula"]]
@@ -280,9 +276,8 @@ def test_drawn_observations_quote_each_figure_and_count_no_operation_far_above_i
         ("GEMM", 256.0, 5e10, "compute"),  # 50%: exactly half counts
         ("slow", 1.0, 1e9, "memory"),  # roof 20 GFLOP/s: 5%
     ]
-    items = figures.drawn_observations(
-        PEAK, BETA, points, ROWS, TOY, BATCHES, (RATE, LOW), BUDGET
-    ).items
+    ledger = (TOY, BATCHES, (RATE, LOW), BUDGET)
+    items = figures.drawn_observations(PEAK, BETA, points, ROWS, *ledger).items
     assert items[0].startswith("2 of the 3 operations on the roofline reach at least half")
     # B = 4 vs B = 1: latency 4.5 / 4.0 = x1.1, throughput x3.6, x4 the tokens
     assert (
@@ -299,7 +294,7 @@ def test_drawn_observations_quote_each_figure_and_count_no_operation_far_above_i
         "At the ridge itself (I/I* = 1) 2x compute buys x1.00 and 2x bandwidth x1.00; at "
         "I/I* = 0.25, 2x bandwidth buys x2.00 and 2x compute x1.00."
     )
-    empty = figures.drawn_observations(PEAK, BETA, [], None, TOY, BATCHES, (RATE, LOW), BUDGET)
+    empty = figures.drawn_observations(PEAK, BETA, [], None, *ledger)
     assert empty.items[0].startswith("The roofline shows the roofs only")
     assert len(empty.items) == 3  # no sweep sentence
     # Lecture 04 on a busy machine counted GEMM M=512 at 263% of its bound among the
@@ -309,7 +304,5 @@ def test_drawn_observations_quote_each_figure_and_count_no_operation_far_above_i
         ("GEMM", 256.0, 2.63e11, "compute"),  # 263% of P = 100 GFLOP/s: off by x2.63
         ("near", 256.0, 2e11, "compute"),  # 200%: within a factor of two, just
     ]
-    items = figures.drawn_observations(
-        PEAK, BETA, points, None, TOY, BATCHES, (RATE, LOW), BUDGET
-    ).items
+    items = figures.drawn_observations(PEAK, BETA, points, None, *ledger).items
     assert items[0].startswith("2 of the 3 operations on the roofline reach at least half")
