@@ -242,8 +242,9 @@ def check_api_pages(app: Sphinx, env: Any) -> None:
                        ", ".join(missing))  # fmt: skip
 
 
-def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
-    """Drop the ``= value`` of module data whose value names the build machine's files."""
+def hide_unreadable_values(app: Sphinx, doctree: nodes.document) -> None:
+    """Drop the ``= value`` of module data that names the build machine's files or runs past
+    400 characters (five lines at 1280 px): a table of records, which its docstring describes."""
     roots = [r for r in (str(Path(app.srcdir).resolve().parent), str(Path.home())) if len(r) > 1]
     for sig in doctree.findall(addnodes.desc_signature):
         desc = sig.parent
@@ -253,7 +254,8 @@ def hide_build_machine_values(app: Sphinx, doctree: nodes.document) -> None:
             value = pkgutil.resolve_name(f"{sig.get('module')}:{sig.get('fullname')}")
         except (ImportError, AttributeError, ValueError):
             continue
-        if not isinstance(value, os.PathLike) and not any(r in repr(value) for r in roots):
+        text = repr(value)
+        if not (isinstance(value, os.PathLike) or len(text) > 400 or any(r in text for r in roots)):
             continue
         for annotation in list(sig.findall(addnodes.desc_annotation)):
             marks = [p.astext() for p in annotation.findall(addnodes.desc_sig_punctuation)]
@@ -269,9 +271,7 @@ def keep_flags_whole(app: Sphinx, doctree: nodes.document) -> None:
             literal["classes"].append("rl-flag")
 
 
-def skip_field_aliases(
-    app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any
-) -> bool | None:
+def skip_field_aliases(app: Sphinx, what: str, name: str, obj: Any, *rest: Any) -> bool | None:
     """Leave out a NamedTuple's field accessors ("Alias for field number N")."""
     return True if (getattr(obj, "__doc__", None) or "").startswith("Alias for field") else None
 
@@ -378,7 +378,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("common-api", CommonApiDirective)
     app.add_directive("course-figure", CourseFigureDirective)
     app.connect("autodoc-skip-member", skip_field_aliases)
-    app.connect("doctree-read", hide_build_machine_values)
+    app.connect("doctree-read", hide_unreadable_values)
     app.connect("doctree-read", keep_flags_whole)
     app.connect("env-check-consistency", check_api_pages)
     # Search results quote prose only (no answers, code or TeX): docs/_static/search-snippets.js.

@@ -19,6 +19,7 @@ ROOFLINE_SCREENSHOTS=1 saves every page's full-size screenshot in every view und
 from __future__ import annotations
 
 import functools
+import html
 import io
 import re
 from pathlib import Path
@@ -700,6 +701,20 @@ def test_no_build_machine_path_in_the_site() -> None:
         if str(REPO) in (SITE / path).read_text(encoding="utf-8", errors="replace")
     ]
     assert not found, f"pages that show the build folder {REPO}: {found}"
+
+
+def test_api_pages_show_values_that_read() -> None:
+    """A data entry shows its value up to 400 characters (five lines at 1280 px), never a
+    table of records (the 61 serving requests were 100,000 characters of one page)."""
+    built(SITE / "api" / "tables.html")
+    shown = {}
+    for page in (SITE / "api").glob("*.html"):
+        dl = r'<dl class="py (?:data|attribute)">\s*<dt[^>]* id="([^"]+)">(.*?)</dt>'
+        for name, sig in re.findall(dl, page.read_text(encoding="utf-8"), re.S):
+            text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", sig)).split()).rstrip("¶")
+            shown[name.rsplit(".", 1)[1]] = text.partition(" = ")[2]
+    assert shown["DEEPSEEK_CACHE_HIT_SHARE"] == "0.563" and shown["SERVING_REQUESTS"] == ""
+    assert not {name: len(value) for name, value in shown.items() if len(value) > 400}
 
 
 def _ledger_gib(batch: int, rate: float) -> float:
