@@ -27,9 +27,9 @@ MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss", "glm
 HYBRID = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")  # Gated DeltaNet + full attention
 FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
 LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention")  # the ledger's
-# A model that ships its own model_type (Kimi K2's "kimi_k2") but names a family's model
-# class in ``architectures`` is read as that family: transformers' class names
-# (modeling_<family>.py) for the families above.
+# A model that ships its own model_type (Kimi K2's "kimi_k2", also in Kimi K2.5's text_config)
+# but names a family's model class in ``architectures`` is read as that family:
+# transformers' class names (modeling_<family>.py) for the families above.
 ARCHITECTURES = {
     "LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "Qwen2ForCausalLM": "qwen2",
     "Qwen3ForCausalLM": "qwen3", "Phi3ForCausalLM": "phi3", "Gemma2ForCausalLM": "gemma2",
@@ -174,13 +174,13 @@ def _model(config: object, path: str) -> Model:
         raise ValueError(f"{where} must hold a JSON object")
     kind = config.get("model_type", "gpt2" if "n_embd" in config else "llama")
     name = _name(config, path)
-    if kind not in FAMILIES and name in ARCHITECTURES:
-        kind = ARCHITECTURES[name]
+    kind = kind if kind in FAMILIES else ARCHITECTURES.get(name, kind)
     text = config.get("text_config")  # a multimodal config: its text model (towers left out)
     if kind in ("gemma3", "llama4") or (kind not in FAMILIES and isinstance(text, dict)):
         if not isinstance(text, dict):
             raise ValueError(f"{where} lacks 'text_config' ({kind} family)")
         kind = kind if kind in FAMILIES else text.get("model_type", kind)
+        kind = kind if kind in FAMILIES else ARCHITECTURES.get(_name(text, path), kind)
         name, where, config = f"{name} (text model)", f"{where}'s text_config", text
     if kind not in FAMILIES:
         raise ValueError(f"unsupported model_type {shown(repr(kind), 40)} in {where}; "

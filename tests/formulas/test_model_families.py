@@ -190,12 +190,20 @@ def test_configs_read_the_library_defaults_and_the_family_their_architectures_na
     assert m.tied_embeddings and m.name == "Gemma3ForConditionalGeneration (text model)"
     # Kimi K2 ships model_type "kimi_k2" with DeepSeek-V3's model class: read as deepseek_v3
     # (DeepSeek-V3's published config pinned above gives 671B); an unknown class is refused.
-    own = model_from_config(PUBLISHED.config | {"model_type": "kimi_k2"}, "kimi.json")
+    own_config = PUBLISHED.config | {"model_type": "kimi_k2"}
+    own = model_from_config(own_config, "kimi.json")
     assert tf.parameter_count(own) == pytest.approx(PUBLISHED.total, abs=PUBLISHED.digits)
     assert own.kv_lora_rank == PUBLISHED.config["kv_lora_rank"]
     unknown = PUBLISHED.config | {"model_type": "kimi_k2", "architectures": ["KimiForCausalLM"]}
     with pytest.raises(ValueError, match="unsupported model_type 'kimi_k2'"):
         model_from_config(unknown, "kimi.json")
+    # Kimi K2.5 wraps it as a text_config that names DeepSeek-V3's class the same way
+    wrapper = {"architectures": ["KimiK25ForConditionalGeneration"], "model_type": "kimi_k25"}
+    nested = model_from_config(wrapper | {"text_config": own_config}, "k25.json")
+    assert tf.parameter_count(nested) == tf.parameter_count(own)
+    assert nested.name == "KimiK25ForConditionalGeneration (text model)"
+    with pytest.raises(ValueError, match=r"'kimi_k2' in k25\.json's text_config"):
+        model_from_config(wrapper | {"text_config": unknown}, "k25.json")
     # transformers' GptOssConfig defaults sliding_window to 128, and its layer_types alternate
     # sliding and full from layer 0: 24 layers slide on 12.
     keys = ("sliding_window", "layer_types")
