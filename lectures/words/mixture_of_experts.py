@@ -155,17 +155,16 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
     E_k = s.model.n_experts / s.model.experts_per_token
     if moe_knee and twin_knee:
         r = moe_knee / twin_knee
-        wider = (
-            ", and its matrices, narrower than the twin's, move more activation bytes per FLOP"
-            if ratio(r, 1) != ratio(E_k, 1) and r > E_k
-            else ""
-        )
-        knees = f"The routed experts' matmuls reach the ridge of {s.ridge:.0f} FLOP/B at batch "
+        wider = ", and its matrices, narrower than the twin's, move more activation bytes per FLOP"
+        wider = wider if ratio(r, 1) != ratio(E_k, 1) and r > E_k else ""
+        knees = f"The routed experts' matmuls reach the ridge of {s.ridge:,.0f} FLOP/B at batch "
         knees += f"{moe_knee:,}, the twin's MLP at {twin_knee:,}: {ratio(r, 1)} the tokens "
         knees += f"(E/k = {E_k:g}), because each expert meets only k/E of the batch{wider}."
-    else:
-        which = "only the twin's MLP reaches" if twin_knee else "neither reaches"
-        knees = f"At the ridge of {s.ridge:.0f} FLOP/B {which} it at any batch."
+    else:  # one of the two reaches it (named, with its batch) or neither does
+        who = "the twin's MLP reaches" if twin_knee else "the routed experts' matmuls reach"
+        knees = f"At the ridge of {s.ridge:,.0f} FLOP/B " + (
+            f"only {who} it, at batch {twin_knee or moe_knee:,}." if twin_knee or moe_knee else
+            "neither reaches it at any batch.")  # fmt: skip
     columns = ["batch", "MoE weights read", "MoE step >=", "MoE tok/s/GPU", "twin weights"]
     columns += ["twin step >=", "twin tok/s/GPU"]
     more = {1: "more", -1: "fewer", 0: "as many"}[direction(b.weight_bytes, a.weight_bytes, fmt_gb)]

@@ -129,7 +129,10 @@ def test_step_by_hand() -> None:
     past = observed(page.step_section(setup(), STEPS, (500, 100)))[1]
     assert "x5.0 the tokens (E/k = 4)" in past and "narrower than the twin's" in past
     twin = observed(page.step_section(setup(), STEPS, (None, 9)))[1]
-    assert "only the twin's MLP reaches it" in twin
+    assert twin == "At the ridge of 100 FLOP/B only the twin's MLP reaches it, at batch 9."
+    wide = replace(setup(), ridge=1234.4)  # a thousand and more: with its comma
+    moe = observed(page.step_section(wide, STEPS, (1500, None)))[1]
+    assert moe.endswith("1,234 FLOP/B only the routed experts' matmuls reach it, at batch 1,500.")
     # the mixture against the twin: 2 GB is more than 1 GB, 1 GB fewer than 2 GB; 1 GB and
     # 1 GB + 1 KB print the same (fmt_gb keeps two decimals), so they are as many
     for moe, twin, bytes_ in ((2e9, 1e9, "more"), (1e9, 2e9, "fewer"), (1e9, 1e9 + 1e3, "as many")):
