@@ -264,10 +264,10 @@ def hide_unreadable_values(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def keep_flags_whole(app: Sphinx, doctree: nodes.document) -> None:
-    """Mark literals that hold command-line flags (``--model``, ``python3 -m x``): CSS keeps
-    their words off the line break a browser would otherwise take at a hyphen."""
+    """Mark literals with a hyphen (``--model``, ``python3 -m x``, ``vllm-single-step``): CSS
+    keeps their words off the line break a browser would otherwise take at a hyphen."""
     for literal in doctree.findall(nodes.literal):
-        if any(word.startswith("-") for word in literal.astext().split()):
+        if "-" in literal.astext():
             literal["classes"].append("rl-flag")
 
 

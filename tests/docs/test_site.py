@@ -134,8 +134,8 @@ OVERFLOW_JS = """() => {
 
 @page_check()
 async def nothing_sticks_out(page, visit: Visit) -> None:
-    """Only scroll boxes (tables, code, math) may be wider than the window, and a flag
-    (``--model``) never breaks at its hyphens."""
+    """Only scroll boxes (tables, code, math) may be wider than the window, and a literal
+    (``--model``, ``trtllm-mmha``) never breaks at its hyphens."""
     found = await page.evaluate(OVERFLOW_JS)
     problems = list(found["out"])
     if found["pageWidth"] > found["window"]:
@@ -144,12 +144,12 @@ async def nothing_sticks_out(page, visit: Visit) -> None:
         )
     assert not problems, f"{visit.where}:\n" + "\n".join(problems)
     broken = await page.evaluate(BROKEN_FLAGS_JS)
-    assert not broken, f"{visit.where}: flags broken across lines at a hyphen: {broken}"
+    assert not broken, f"{visit.where}: literals broken across lines at a hyphen: {broken}"
 
 
-#: Words of command-line flags (``--model``) that a line break cuts in two.
+#: Hyphenated words of literals (``--model``, ``trtllm-mmha``) that a line break cuts in two.
 BROKEN_FLAGS_JS = """() => Array.from(document.querySelectorAll("article code.literal span.pre"))
-  .filter(s => s.textContent.startsWith("-") && s.getClientRects().length > 1)
+  .filter(s => s.textContent.includes("-") && s.getClientRects().length > 1)
   .map(s => s.textContent)"""
 
 
