@@ -183,15 +183,18 @@ show(page.disaggregation_section(setup, balance))
 # the lowest prices the hardware allows, not what an engine reaches.
 
 partner = QWEN3_30B_A3B if model.key in MODELS else get_model("llama-3-8b")
-costs = []
+costs, held = [], []
 for m in (model, partner):
     s_m = min(S, m.max_context)
     g = serving.gpus_to_hold(m, chip, s_m, dtypes)
-    w = serving.largest_batch_on(m, chip, g, s_m, dtypes) if g else 0
+    held.append((m, s_m, g, serving.largest_batch_on(m, chip, g, s_m, dtypes) if g else 0))
+walls = [w for *_, w in held]  # both curves priced at the batches the section names
+grid = {*llm.batch_grid(max(max(walls), 1)), *walls, B, min(B, *walls)}
+for m, s_m, g, w in held:
     p_m = min(P, m.max_context)
     pre = p_m / (roofline_time(llm.prefill_ledger(m, 1, p_m, dtypes), roofs, g) * g) if g else 0
     curve = []
-    for b in llm.batch_grid(w) if w else []:
+    for b in sorted(b for b in grid if 1 <= b <= w):
         rate = b / (roofline_time(llm.decode_ledger(m, b, s_m, dtypes), roofs, g) * g)
         curve.append((b, serving.cost_per_million(rate, args.price)))
     costs.append(page.Cost(model=m, gpus=g, wall=w, context=s_m,

@@ -98,10 +98,8 @@ class Cost:  # a model on the GPUs that hold it: $/M input (prefill) and $/M out
     curve: tuple[tuple[int, float], ...]  # (batch, $/M output tokens) up to the wall
 
     def at(self, batch: int) -> float | None:
-        """$/M output at the curve's largest batch up to `batch`; None past the wall."""
-        if not self.curve or batch > self.wall:
-            return None
-        return [usd for b, usd in self.curve if b <= batch][-1]
+        """$/M output at `batch` as the curve has it; None past the wall or off the curve."""
+        return dict(self.curve).get(batch)
 
 
 @dataclass(frozen=True)
@@ -296,7 +294,7 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
             one += "chosen experts of a mixture."
         items.append(one)
     both = min(B, a.wall, b.wall)
-    if a.at(1) and b.at(1) and both > 1:
+    if both > 1 and all(c.at(x) for c in (a, b) for x in (1, both)):
         cheap = min((a, b), key=lambda c: c.at(both))
         order = f"At batch {both:,}, the largest both hold up to {B:,}, the prices are "
         order += f"{_usd(a.at(both))} and {_usd(b.at(both))}: "
