@@ -105,8 +105,10 @@ class Model:
             raise ValueError(f"{self.name}: experts_per_token must be 1 to n_experts")
         if self.n_experts and not self.d_ff_expert:
             raise ValueError(f"{self.name}: a mixture of experts needs d_ff_expert")
-        if max(self.dense_layers, self.sliding_layers + self.linear_layers) > self.n_layers:
-            raise ValueError(f"{self.name}: dense or sliding + linear layers exceed n_layers")
+        if self.dense_layers > self.n_layers - bool(self.n_experts):
+            raise ValueError(f"{self.name}: dense_layers exceeds n_layers or leaves no MoE layer")
+        if self.sliding_layers + self.linear_layers > self.n_layers:
+            raise ValueError(f"{self.name}: sliding + linear layers exceed n_layers")
         if self.sliding_layers and not self.sliding_window:
             raise ValueError(f"{self.name}: sliding_layers needs a sliding_window")
         sizes = (self.linear_heads, self.linear_key_heads, self.linear_key_dim, self.linear_conv)

@@ -84,7 +84,9 @@ LINEAR = {f"linear_{size}": 1 for size in ("heads", "key_heads", "key_dim", "val
         ({"n_experts": 8, "experts_per_token": 9, "d_ff_expert": 8}, "experts_per_token must be"),
         ({"n_experts": 8, "experts_per_token": 2}, "needs d_ff_expert"),
         ({"sliding_layers": 2}, "needs a sliding_window"),
-        ({"dense_layers": 33}, "exceed n_layers"),
+        ({"dense_layers": 33}, "dense_layers exceeds n_layers"),
+        # a mixture whose 32 layers are all dense: its experts sit in no layer
+        ({"n_experts": 8, "experts_per_token": 2, "d_ff_expert": 8, "dense_layers": 32}, "no MoE"),
         # 20 sliding + 13 Gated DeltaNet layers of 32
         ({"sliding_layers": 20, "sliding_window": 8, "linear_layers": 13, **LINEAR}, r"\+ linear"),
         ({"kv_lora_rank": 512, "rope_head_dim": 128}, "0 < rope_head_dim < d_head"),
