@@ -38,7 +38,7 @@ from common.formulas.predict import (
     speculate,
 )
 from common.formulas.serving import tokens_per_s_per_gpu
-from common.formulas.transformer import DTypes, parameter_breakdown, parameter_count
+from common.formulas.transformer import DTypes, parameter_count
 from common.hw_specs import BYTES_PER_ELEM, CHIPS, Chip, get_chip
 from common.present.console import fmt_fraction, fmt_time, format_table
 from common.shell.cli import LectureParser, batch_size, number_in, one_of, path_text, positive_int
@@ -101,9 +101,7 @@ def memory_per_gpu(
     per_seq = llm.kv_cache_elements(model, context) * dtypes.kv_bytes
     state = llm.state_bytes(model, dtypes)  # Gated DeltaNet layers': split with their heads
     if ep:
-        experts = parameter_breakdown(model)["experts"]
-        weights = llm.weight_bytes(model, dtypes) - experts * dtypes.w_bytes * (1 - 1 / gpus)
-        return weights + -(-batch // gpus) * (per_seq + state)
+        return llm.ep_weight_bytes(model, dtypes, gpus) + -(-batch // gpus) * (per_seq + state)
     shards = llm.kv_shards(model, gpus)  # min(g, Hkv); 1 for a latent cache
     return llm.weight_bytes(model, dtypes) / gpus + batch * (per_seq / shards + state / gpus)
 

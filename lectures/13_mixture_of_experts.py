@@ -73,7 +73,8 @@ batches = sorted({1, 8, 64, 512, 4096, B})
 
 counts = [
     page.Count(model=m, total=llm.parameter_count(m), active=llm.active_parameter_count(m),
-               twin=llm.parameter_count(dense_twin(m)))
+               twin=llm.parameter_count(dense_twin(m)), weights=llm.weight_bytes(m, dtypes),
+               per_gpu=llm.ep_weight_bytes(m, dtypes, N))
     for m in MOE_MODELS.values()
 ]  # fmt: skip
 show(page.sizes_section(setup, counts))

@@ -119,6 +119,13 @@ def weight_bytes(model: Model, dtypes: DTypes) -> float:
     return (parameter_count(model) - head) * dtypes.w_bytes + head * dtypes.at_head.w_bytes
 
 
+def ep_weight_bytes(model: Model, dtypes: DTypes, ep: int) -> float:
+    """Weight bytes on each of `ep` GPUs under expert parallelism: the routed experts'
+    N_e b_w / ep, every other weight whole on every GPU (attention, shared experts, head)."""
+    experts = parameter_breakdown(model).get("experts", 0)
+    return weight_bytes(model, dtypes) - experts * dtypes.w_bytes * (1 - 1 / ep)
+
+
 def parameter_count(model: Model) -> int:
     """N = V d (embedding) + L (2 d Hq dh + 2 d Hkv dh + k d d_ff + 2 d) + d + V d (if untied),
     with the experts, router and latent attention of ``parameter_breakdown``."""

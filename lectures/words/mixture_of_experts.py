@@ -28,6 +28,8 @@ class Count:  # one mixture's parameters from its config: total, active per toke
     total: int
     active: int
     twin: int
+    weights: float = 0.0  # bytes of every weight at the storage precision
+    per_gpu: float = 0.0  # of those on each GPU under --ep: experts split, the rest whole
 
 
 @dataclass(frozen=True)
@@ -87,12 +89,12 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
         for m in [c.model]
     ]  # fmt: skip
     me = next(c for c in counts if c.model == s.model)
-    weights, cap = me.total * s.dtypes.w_bytes, s.chip.mem_capacity
-    per_gpu = weights / s.ep
+    weights, per_gpu, cap = me.weights, me.per_gpu, s.chip.mem_capacity
     fits = "fit in" if per_gpu <= cap else "do not fit in"
     gap = abs(me.twin / me.active - 1)
     near = f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from"
-    on = f", {fmt_gb(per_gpu)} on each of {s.ep} GPUs" if s.ep > 1 else " on one GPU"
+    on = f", {fmt_gb(per_gpu)} on each of {s.ep} GPUs (the routed experts split, the rest whole)"
+    on = on if s.ep > 1 else " on one GPU"
     columns = ["model", "experts/token", "total", "published", "active", "published"]
     columns += ["total/active", "dense twin"]
     note = f"\n* chosen with --model. Storage {s.dtypes.weights}; chip {s.chip.name}."

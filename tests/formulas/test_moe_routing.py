@@ -39,6 +39,12 @@ def test_uniform_reach_by_enumeration() -> None:
     plain = dataclasses.replace(MIXTRAL_8X7B, gated_mlp=False)
     idle = 32 * 6 * 2 * 4096 * 14336
     assert tf.parameter_count(plain) - tf.active_parameter_count(plain) == idle
+    # --ep 8 in bf16: the experts, 32 x 8 x 3 x 4096 x 14336, split 8 ways; the rest of the
+    # published 46.7 B (46,702,792,704) whole on every GPU
+    experts = 32 * 8 * 3 * 4096 * 14336
+    per_gpu = 2 * (46_702_792_704 - experts) + 2 * experts / 8
+    assert tf.ep_weight_bytes(MIXTRAL_8X7B, DTypes(), 8) == pytest.approx(per_gpu)
+    assert tf.ep_weight_bytes(LLAMA_3_8B, DTypes(), 8) == tf.weight_bytes(LLAMA_3_8B, DTypes())
     fp8 = DTypes(weights="fp8", activations="fp8")
     n = tf.expert_critical_batch(MIXTRAL_8X7B, 5000.0, fp8)
     assert n is not None

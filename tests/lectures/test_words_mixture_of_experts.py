@@ -34,8 +34,11 @@ def setup(batch: int = 64, ep: int = 2) -> page.Setup:
                       batch=batch, peak=100e12, ridge=100.0, ep=ep)  # fmt: skip
 
 
-def count(total: float = 40e9, active: float = 10e9, twin: float = 10e9, m=MIXTRAL_8X7B):
-    return page.Count(model=m, total=total, active=active, twin=twin)
+def count(total: float = 40e9, active: float = 10e9, twin: float = 10e9, m=MIXTRAL_8X7B,
+          per_gpu: float = 50e9):  # fmt: skip
+    """bf16: 2 bytes a parameter; on 2 GPUs 30 G experts split, 10 G whole: 30 + 20 GB."""
+    return page.Count(model=m, total=total, active=active, twin=twin, weights=2 * total,
+                      per_gpu=per_gpu)  # fmt: skip
 
 
 def steps(batch: int, moe: float, twin: float, time=(0.01, 0.01)) -> list:
@@ -70,14 +73,17 @@ def test_sizes_by_hand() -> None:
     assert said[:2] == [
         "Mixtral-8x7B holds 40.00 G parameters but a token uses 10.00 G of them (25.0%): the "
         "memory ledger pays for x4.0 the weights the speed ledger computes with.",
-        # bf16: 80 GB, 40 GB on each of 2 GPUs, under the 80 GB
-        "At bf16 its weights take 80.00 GB, 40.00 GB on each of 2 GPUs: they fit in the "
-        "Hop's 80.00 GB.",
+        # bf16: 80 GB; 30 G experts split over 2 GPUs and 10 G whole: 50 GB, under the 80 GB
+        "At bf16 its weights take 80.00 GB, 50.00 GB on each of 2 GPUs (the routed experts "
+        "split, the rest whole): they fit in the Hop's 80.00 GB.",
     ]
+    over = observed(page.sizes_section(setup(), [count(per_gpu=80.01e9)]))[1]  # over 80 GB
+    assert "80.01 GB on each of 2 GPUs (the routed experts split, the rest whole): they do not" \
+        in over  # fmt: skip
     assert "within 1.00% of the mixture's active count" in said[2]  # 10.1 / 10 - 1
     one = page.sizes_section(setup(ep=1), [count(twin=10.1e9)])  # 80 GB on one 80 GB GPU: fits
     assert "weights take 80.00 GB on one GPU: they fit in" in observed(one)[1]
-    big = count(total=40_000_000_001, active=1, twin=1)
+    big = count(total=40_000_000_001, active=1, twin=1, per_gpu=80_000_000_002)
     assert "they do not fit in" in observed(page.sizes_section(setup(ep=1), [big]))[1]
     # twin 10,000,400,000 / active 10 G - 1 = 0.004%: round(0.00004, 4) = 0, nothing to print
     near = count(twin=10_000_400_000)
@@ -256,7 +262,8 @@ def check_claims(text: str) -> None:
     for wrong in (r"\bNone\b(?! of)", r"\bx0\.0\b", r"\bnan\b", r"\binf\b"):
         assert not re.search(wrong, flat), wrong
     fit = re.search(
-        rf"{NUM} GB (?:on one GPU|on each of \d+ GPUs): they (do not )?fit in the .+?'s {NUM} GB",
+        rf"{NUM} GB (?:on one GPU|on each of \d+ GPUs \(.+?\)): they (do not )?fit in the .+?'s "
+        rf"{NUM} GB",
         flat,
     )
     assert fit, flat[:400]
