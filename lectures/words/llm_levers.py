@@ -83,7 +83,8 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
     ]
     compute = [n_of_m(q.prefill_compute, q.prefill_matmuls) for q in (a, b)]
     gain = "only the memory-bound ones gain from fewer bytes."
-    if speed(a.ttft, b.ttft) == "no faster" and b.prefill_compute < b.prefill_matmuls:
+    pre, step = (speed(x, y, shown=fmt_time) for x, y in ((a.ttft, b.ttft), (a.tpot, b.tpot)))
+    if pre == "no faster" and b.prefill_compute < b.prefill_matmuls:
         gain = "the memory-bound ones read fewer weight bytes, but the time that saves is too "
         gain += "small a part of the pass to show."
     top, (k0, k1) = BATCH_SEARCH_LIMIT, (a.knee, b.knee)  # a knee None: no batch reaches it
@@ -99,11 +100,12 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
         knee = f"The knee {change(k0, k1, _int, words=('rises', 'drops', 'stays at'))}{fewer}"
     elif k1:
         knee = f"int4 weights bring a knee, B = {k1:,}; bf16 weights reach the ridge at no batch."
+    freed = f"The freed memory holds KV cache, so the largest {walls}." if b.wall else ""
+    freed = freed or f"Even with int4 weights no sequence fits the {s.chip.name}'s memory."
     items = [
         f"int4 weights take {times(b.weights / a.weights)} memory as bf16, and the decode step "
-        f"gets {speed(a.tpot, b.tpot)} at batch {B:,}, {why}. {knee} The freed "
-        f"memory holds KV cache, so the largest {walls}.",
-        f"Prefill gets {speed(a.ttft, b.ttft)} with int4 weights. {compute[0].capitalize()} weight "
+        f"gets {step} at batch {B:,}, {why}. {knee} {freed}",
+        f"Prefill gets {pre} with int4 weights. {compute[0].capitalize()} weight "
         f"matmuls are compute-bound with bf16 weights and {compute[1]} with int4: a compute-bound "
         f"matmul computes at {s.precision} whatever the weights' storage; {gain}",
         f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
