@@ -172,9 +172,9 @@ def _model(config: object, path: str) -> Model:
     where = shown(path)
     if not isinstance(config, dict):
         raise ValueError(f"{where} must hold a JSON object")
+    name = _name(config, path)  # no model_type, or one not read: the family its class names
     kind = config.get("model_type", "gpt2" if "n_embd" in config else "llama")
-    name = _name(config, path)
-    kind = kind if kind in FAMILIES else ARCHITECTURES.get(name, kind)
+    kind = kind if kind in FAMILIES and "model_type" in config else ARCHITECTURES.get(name, kind)
     text = config.get("text_config")  # a multimodal config: its text model (towers left out)
     if kind in ("gemma3", "llama4") or (kind not in FAMILIES and isinstance(text, dict)):
         if not isinstance(text, dict):

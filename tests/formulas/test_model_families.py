@@ -197,6 +197,11 @@ def test_configs_read_the_library_defaults_and_the_family_their_architectures_na
     unknown = PUBLISHED.config | {"model_type": "kimi_k2", "architectures": ["KimiForCausalLM"]}
     with pytest.raises(ValueError, match="unsupported model_type 'kimi_k2'"):
         model_from_config(unknown, "kimi.json")
+    # a config without model_type whose class is Mixtral's is Mixtral, not a dense Llama
+    bare = {k: v for k, v in MIXTRAL.items() if k != "model_type"}
+    classed = model_from_config(bare | {"architectures": ["MixtralForCausalLM"]})
+    assert tf.parameter_count(classed) == tf.parameter_count(model_from_config(MIXTRAL))
+    assert classed.n_experts == MIXTRAL["num_local_experts"] > 0
     # Kimi K2.5 wraps it as a text_config that names DeepSeek-V3's class the same way
     wrapper = {"architectures": ["KimiK25ForConditionalGeneration"], "model_type": "kimi_k25"}
     nested = model_from_config(wrapper | {"text_config": own_config}, "k25.json")
