@@ -466,8 +466,9 @@ class Network:  # part 6: the links of v5e, v6e, H100, B300 (None: no link figur
 
 def network(r: Network) -> tuple[Group, Observations]:
     """Part 6's tables (network ridge per chip, the v5e's steps) and what they show."""
+    link = functools.partial(console.fmt_si, unit="B/s", significant=3)  # 450 GB/s, 4.5 TB/s
     rows = [
-        [c.chip, c.link, fmt_bw(c.link_bw, 0), comma0(c.ridge), f"K > {c.critical_k:,.1f}"]
+        [c.chip, c.link, link(c.link_bw), comma0(c.ridge), f"K > {c.critical_k:,.1f}"]
         + [b for _, b in c.bounds]
         for c in r.links
         if c is not None

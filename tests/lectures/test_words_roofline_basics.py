@@ -513,8 +513,9 @@ LECTURE = [
     ({"h100": {"peak bf16": 0.1}}, [
         "on H100 SXM it is 30, just above the ridge of 29.52, because"]),
     # 22.5 GB/s against 900 GB/s: 1/40.00 as much, once printed as 'x0 the bandwidth'
+    # and the links as table cells: 45 GB/s x 20 = 900 GB/s, 450 x 0.05 = 22.5 (not '22')
     ({"h100": {"link": 0.05}, "tpu_v5e": {"link": 20}}, [
-        "NVLink 4 carries 1/40.00 as much bandwidth as one TPU v5e ICI link"]),
+        "NVLink 4 carries 1/40.00 as much bandwidth as one TPU v5e ICI link", "22.5 GB/s "]),
     # ridge 18 x 197e12 / 8.2e11 = 4,324 > KN / (K + N) = 4,096: no batch reaches it in
     # bf16, once 'the critical batch goes from never to never'
     ({"tpu_v5e": {"peak bf16": 18}}, [
