@@ -86,7 +86,7 @@ def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Grou
     formulas["biases, sinks, q/k norms"] = f"L x {m.extra_layer_params:,}"  # Qwen3's q/k norms
     formulas["lm_head"] = "0 (tied)" if m.tied_embeddings else "V d"
     share = {name: n / n_params for name, n in parts.items()}
-    rows = [[k, formulas.get(k, "-"), fmt_num(n), f"{share[k]:.1%}"] for k, n in parts.items()]
+    rows = [[k, formulas.get(k, "-"), fmt_num(n), fmt_pct(share[k], 1)] for k, n in parts.items()]
     rows.append(["total", "", fmt_num(n_params), "100.0%"])
     published = m.published_params
     if published:
