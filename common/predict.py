@@ -228,9 +228,9 @@ def render(r: Mapping[str, Any]) -> str:
     rows.append(("forecast (sum)", *(cell(p, r[f"{p}_s"]) for p in passes)))
     sp = r.get("speculation")  # its two lines, none without --speculate
     speculation = [] if sp is None else [
-        f"speculation: {sp['draft_tokens']} draft tokens a step at acceptance "
-        f"{sp['acceptance']:g}: {sp['tokens_per_verify_step']:,.2f} tokens per verify step; "
-        f"draft {fmt_time(sp['draft_step_s'], 'ms')} a token, verify "
+        f"speculation: {sp['draft_tokens']} draft token{'s' * (sp['draft_tokens'] > 1)} a step at "
+        f"acceptance {sp['acceptance']:g}: {sp['tokens_per_verify_step']:,.2f} tokens per verify "
+        f"step; draft {fmt_time(sp['draft_step_s'], 'ms')} a token, verify "
         f"{fmt_time(sp['verify_step_s'], 'ms')}; request {fmt_time(sp['total_s'], 'ms')}, "
         f"decode {sp['decode_speedup']:,.2f} x as fast",
         f"draft: {sp['draft']}",

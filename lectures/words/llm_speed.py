@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from common.formulas.transformer import DTypes, OpTime, PassLedger
 from common.hw_specs import Chip
-from common.present.claims import above, direction, listing, n_of_m, than
+from common.present.claims import above, counted, direction, listing, n_of_m, than
 from common.present.console import (
     fmt_bw,
     fmt_bytes,
@@ -66,7 +66,8 @@ def model_section(s: Setup) -> Group:
     chip = f"\nChip: {c.name}, {s.precision} peak {fmt_rate(s.peak)}, memory bandwidth "
     chip += f"{fmt_bw(c.mem_bw)},\n      capacity {fmt_gb(c.mem_capacity)}, ridge point "
     chip += f"{s.ridge:.0f} FLOP/byte."
-    storage = f"Storage: {s.dtypes.describe()}. Context {s.context:,} tokens, batch {s.batch:,}."
+    storage = f"Storage: {s.dtypes.describe()}. Context {counted(s.context, 'token')}, batch "
+    storage += f"{s.batch:,}."
     table = Table(["quantity", "value", "config.json field"], rows)
     shapes = f"Model shapes from {m.config_source}:\n"
     return section(f"1. {m.name} on {c.name}", shapes, table, chip, storage)
@@ -156,15 +157,16 @@ def prefill_section(s: Setup, p: Phase) -> Group:
         f"byte overall, {above(ai, s.ridge, _int)} the ridge of {s.ridge:.0f}. {busy}, and the "
         f"whole-pass compute time alone is {fmt_time(p.compute)}.",
         "Attention (scores, softmax, weighted sum) is "
-        f"{fmt_pct(pre.kind_total('attention') / pre.flops, 1)} of the FLOPs at {S:,} tokens; its "
-        "share grows with the prompt, since its FLOPs grow as S² and the matmuls' as S.",
+        f"{fmt_pct(pre.kind_total('attention') / pre.flops, 1)} of the FLOPs at "
+        f"{counted(S, 'token')}; its share grows with the prompt, since its FLOPs grow as S² "
+        "and the matmuls' as S.",
         "Of the norms, SiLU and residual adds, "
         f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are memory-bound; together "
         f"they cost {fmt_time(small)} ({_pct(small, p)} of the pass) in this unfused ledger. Real "
         "engines fuse them into the neighbouring matmuls.",
     ]
     title = f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})"
-    ttft = f"\nTime to first token >= {fmt_time(p.time)} (prefill of {B * S:,} tokens)."
+    ttft = f"\nTime to first token >= {fmt_time(p.time)} (prefill of {counted(B * S, 'token')})."
     return section(title, pass_table(p), ttft, items=items)
 
 

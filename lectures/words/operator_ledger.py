@@ -143,7 +143,8 @@ def ledger(led: Ledger) -> Group:
         "every row of the input.",
     ]
     chip = f"chip: {r.chip}, {r.precision}: P = {fmt_peak(r.peak)}, beta = {fmt_bw(r.bw, 3)}, "
-    chip += f"I* = {r.ridge:,.1f} FLOP/B; elements of {led.elem_bytes:g} bytes"
+    chip += f"I* = {r.ridge:,.1f} FLOP/B; elements of {led.elem_bytes:g} byte"
+    chip += "s" * (led.elem_bytes != 1)
     table = Table(["operator", "F", "D", "I (FLOP/B)", "I/I*", "bound", "time bound"], rows)
     return section(f"Operator ledger on {r.chip}, {r.precision}", chip, table, items=items)
 
