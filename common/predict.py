@@ -236,19 +236,19 @@ def render(r: Mapping[str, Any]) -> str:
         f"draft: {sp['draft']}",
     ]  # fmt: skip
     return "\n".join([
-        f"{r['model']} on {r['gpus']} x {r['chip']}, {r['stored']}, batch {r['batch']}, "
-        f"{r['prompt']} prompt + {r['new_tokens']} new tokens, engine {r['engine']}",
+        f"{r['model']} on {r['gpus']} x {r['chip']}, {r['stored']}, batch {r['batch']:,}, "
+        f"{r['prompt']:,} prompt + {r['new_tokens']:,} new tokens, engine {r['engine']}",
         f"parameters: {r['params_total'] / 1e9:,.2f} B total, {r['params_active'] / 1e9:,.2f} B "
         "active per token",
         format_table(("term", "prefill", "decode step (mean)"), rows),
         f"bound: {fmt_time(r['bound_total_s'], 'ms')} at the datasheet's roofs (what no engine "
         f"beats), {fmt_time(r['bound_achievable_total_s'], 'ms')} at the achievable ones (what "
         "the best measured kernels reach)",
-        f"forecast: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens'] - 1} decode steps; "
-        f"throughput {_rate(r['tokens_per_s'])} generated tokens/s",
+        f"forecast: {fmt_time(r['total_s'], 'ms')} = prefill + {r['new_tokens'] - 1:,} decode "
+        f"steps; throughput {_rate(r['tokens_per_s'])} generated tokens/s",
         *speculation,
         f"throughput per GPU: {_rate(r['tokens_per_s_per_gpu'])} generated tokens/s "
-        f"({r['batch']} x {r['new_tokens']} tokens over the "
+        f"({r['batch']:,} x {r['new_tokens']:,} tokens over the "
         f"{'speculative ' if 'speculation' in r else ''}request's time on {r['gpus']} GPU"
         f"{'s' if r['gpus'] > 1 else ''})",
         f"roofs measured: {', '.join(r['measured_roofs']) or 'none (spec roofs)'}; "

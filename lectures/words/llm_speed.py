@@ -182,7 +182,7 @@ def decode_section(s: Setup, p: Phase) -> Group:
         bound += "this batch."
     items = [
         f"Each {w:g}-byte weight is read once per step and used in {B:,} "
-        f"multiply-add{'s' if B > 1 else ''} ({2 * B} FLOP), so the Q projection runs at "
+        f"multiply-add{'s' if B > 1 else ''} ({2 * B:,} FLOP), so the Q projection runs at "
         f"{q:.2f} FLOP/byte, {above(q, s.ridge, _int)} the ridge of {s.ridge:.0f}. {bound}",
         f"The step reads {fmt_gb(dec.weight_bytes)} of weights and {fmt_gb(dec.kv_bytes)} of "
         f"KV cache: weights alone need {fmt_time(p.weights)} at {fmt_bw(s.chip.mem_bw)}, "
