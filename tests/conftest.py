@@ -154,9 +154,9 @@ def demo_script(folder: Path, body: str) -> Path:
     return script
 
 
-def quiet_run(name: str, *args: str) -> str:
+def quiet_run(name: str, *args: str, **kwargs: Any) -> str:
     """A lecture run that must succeed quietly (status 0, nothing on stderr): its stdout."""
-    proc = run_lecture(name, *args, check=True)
+    proc = run_lecture(name, *args, check=True, **kwargs)
     assert proc.stderr == ""
     return proc.stdout
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import child_env, lecture_path, run_lecture
+from conftest import child_env, lecture_path, quiet_run, run_lecture
 from edit_battery import quantity
 
 LECTURE = "12"
@@ -28,9 +28,8 @@ needs_torch = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     outdir = tmp_path_factory.mktemp("lecture12")
-    proc = run_lecture(LECTURE, "--quick", "--outdir", str(outdir), timeout=300, check=True)
-    assert proc.stderr == ""  # the profiler's own start/stop lines are kept off the terminal
-    return proc.stdout, outdir
+    # quiet: the profiler's own start/stop lines are kept off the terminal
+    return quiet_run(LECTURE, "--quick", "--outdir", str(outdir), timeout=300), outdir
 
 
 def row(text: str, name: str, after: str = "") -> list[str]:
@@ -161,10 +160,9 @@ def test_a_trace_the_profiler_could_not_write_names_its_folder(tmp_path: Path) -
 
 
 def test_without_torch_one_line_and_status_0_and_a_broken_torch_is_one_line(tmp_path) -> None:
-    proc = run_lecture(LECTURE, python_flags=("-S",))  # no site-packages: no torch
-    assert (proc.returncode, proc.stderr) == (0, "")
-    assert proc.stdout.count("\n") == 1
-    assert "needs PyTorch" in proc.stdout and 'pip install -e ".[profile]"' in proc.stdout
+    out = quiet_run(LECTURE, python_flags=("-S",))  # no site-packages: no torch
+    assert out.count("\n") == 1
+    assert "needs PyTorch" in out and 'pip install -e ".[profile]"' in out
     fake = tmp_path / "torch"
     fake.mkdir()
     (fake / "__init__.py").write_text("raise OSError('libtorch_cpu.so: undefined symbol: x')\n")
