@@ -112,11 +112,10 @@ def test_kv_price_per_token() -> None:
     assert round(m.kv_cache / m.weights, 1) == 2.5
     # an fp8 cache: 2 x 16 x 4096 tokens x 32 layers x 4096 x 1 byte = 2^34 B
     assert model_ledger(ARTICLE_7B._replace(kv_bytes=1), 16, 0.30).kv_cache == 16 * GIB
-    prefill = model_ledger(ARTICLE_7B, 16, 0.30)
     decode = model_ledger(ARTICLE_7B, 16, 0.30, "decode")
     assert decode.activations == 16 * 128 * KIB
-    assert prefill.activations == 16 * 4096 * 128 * KIB
-    assert decode.kv_cache == prefill.kv_cache
+    assert m.activations == 16 * 4096 * 128 * KIB  # prefill, the default phase
+    assert decode.kv_cache == m.kv_cache
     led = memory_ledger(10, 2, 2, 3, 2, 3, 5, 0.5)
     assert led == ledger.MemoryLedger(20.0, 144.0, 30.0, 0.5 * 194)
     assert led.total == 291.0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -32,8 +31,6 @@ def test_output_names_every_level_and_the_figures(quick_run: dict) -> None:
         assert names == [*LEVELS_HERE, "DRAM"]
     else:
         assert names[-1] == "DRAM"
-    for level in [*LEVELS_HERE, "DRAM"]:
-        assert re.search(rf"\b{level}\b", out)
     assert ("Caches the operating system reports" in out) == bool(LEVELS_HERE)
     assert "Fixed cost of one call" in out
     assert "Operations on the hierarchical roofline" in out

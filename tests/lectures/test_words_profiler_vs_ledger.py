@@ -100,7 +100,7 @@ def test_operator_table_and_observations_by_hand() -> None:
     assert page.operator_table([row], FP32).rows[0][-1] == "0.4%"
     assert "reached 0.4% of it" in page.operator_observations([row], STATS, 4).items[0]
     assert page.operator_table([dataclasses.replace(row, bound_s=1e-5)], FP32).rows[0][-1] == "10%"
-    first, second, third = items = page.operator_observations(ROWS, STATS, 4).items
+    first, second, third = page.operator_observations(ROWS, STATS, 4).items  # none beat its bound
     assert first == (
         "Furthest from its bound: Q projection, which reached 25% of it (400 µs against "
         "100 µs); closest: softmax at 50%."
@@ -114,7 +114,6 @@ def test_operator_table_and_observations_by_hand() -> None:
         "for took 40% of the operators' own time, the largest ``aten::copy_`` 30.0% and "
         "``aten::cat`` 10.0%: layout copies"
     )
-    assert len(items) == 3  # none beat its bound
     fast = page.OpRow("K projection", 1, 1e3, 1e6, 2e-4, 1e-4)  # 200% of its bound
     items = page.operator_observations([*ROWS, fast], STATS, 4).items
     assert items[3] == (

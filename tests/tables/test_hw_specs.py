@@ -35,10 +35,6 @@ def test_the_table_has_exactly_the_reference_chips() -> None:
     assert fmt_ratio(bf16) == reference.A100_TO_H100_BF16
     ratio = H100.peak_flops("fp8") / A100.peak_flops("bf16")
     assert f"{ratio:.1f}x" == reference.H100_FP8_OVER_A100_BF16
-    for precision in ("bf16", "fp8"):
-        assert H200.peak_flops(precision) == H100.peak_flops(precision)
-    assert H200.mem_bw > H100.mem_bw
-    assert H200.ridge_point("bf16") < H100.ridge_point("bf16")
     assert BYTES_PER_ELEM == reference.BYTES_PER_ELEMENT
     for precision, nbytes in reference.BYTES_PER_ELEMENT.items():  # fp32 4, bf16 2, fp8 1, ...
         assert bytes_per_elem(precision) == nbytes
