@@ -34,9 +34,7 @@ class Cache:
 def _split_unit(text: str) -> tuple[str, int]:
     """'32K' -> ('32', 1024), '480MiB' -> ('480', 2**20): the number and its binary unit."""
     t = text.strip().upper().removesuffix("B").removesuffix("I")
-    if t and t[-1] in "KMG":
-        return t[:-1], 1024 ** ("KMG".index(t[-1]) + 1)
-    return t, 1
+    return (t[:-1], 1024 ** ("KMG".index(t[-1]) + 1)) if t and t[-1] in "KMG" else (t, 1)
 
 
 def parse_size(text: str) -> int | None:

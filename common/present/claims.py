@@ -67,11 +67,9 @@ def speed(t_before: float, t_after: float, digits: int = 2, shown: Fmt | None = 
     # 'no faster' when they print the same, else the digits (up to 5) that keep it off
     # x1.00 ('grows from 4.48 ms to 4.49 ms (x1.002 slower)').
     r = t_before / t_after
-    if shown is not None and direction(t_before, t_after, shown) == 0:
-        return "no faster"
     digits = digits if shown is None else off_one(r, digits)
     d = direction(1.0, r, lambda x: f"{x:.{digits}f}")
-    if d == 0:
+    if d == 0 or (shown is not None and direction(t_before, t_after, shown) == 0):
         return "no faster"
     return f"{ratio(r, digits)} faster" if d > 0 else f"{ratio(1 / r, digits)} slower"
 
@@ -119,9 +117,7 @@ def n_of_m(n: int, m: int) -> str:
     """A count of a whole: 'all 8', 'none of the 8', '5 of the 8'."""
     if n == m:
         return say("all {m}", m=m) if m != 1 else say("the one")
-    if n == 0:
-        return say("none of the {m}", m=m)
-    return say("{n} of the {m}", n=n, m=m)
+    return say("none of the {m}", m=m) if n == 0 else say("{n} of the {m}", n=n, m=m)
 
 
 def counted(n: int, noun: str, plural: str = "") -> str:

@@ -55,10 +55,7 @@ def plain(tex: str) -> str:
             else:
                 out.append(SYMBOLS.get(word, word))
         elif ch in "_^" and i + 1 < len(tex):
-            if tex[i + 1] == "{":
-                inner, i = _group(tex, i + 1)
-            else:
-                inner, i = tex[i + 1], i + 2
+            inner, i = _group(tex, i + 1) if tex[i + 1] == "{" else (tex[i + 1], i + 2)
             inner = plain(inner)
             out.append(ch + (inner if re.fullmatch(r"\w+|\*", inner) else f"({inner})"))
             if len(inner) > 1 and i < len(tex) and tex[i].isalnum():
