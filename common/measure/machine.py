@@ -45,8 +45,7 @@ def blas_info() -> dict[str, Any]:
     info.update(threads=None, threading_layer="")
     from threadpoolctl import threadpool_info  # a dependency of the course (pyproject.toml)
 
-    first = next((p for p in threadpool_info() if p.get("user_api") == "blas"), None)
-    if first:
+    if first := next((p for p in threadpool_info() if p.get("user_api") == "blas"), None):
         info.update(
             library=first.get("internal_api", "unknown"),
             version=str(first.get("version") or ""),

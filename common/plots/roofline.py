@@ -202,8 +202,7 @@ def roofline_series_figure(
     ax.legend(loc="lower right", fontsize=9, framealpha=0.95)
     # Named points: each position numbered once on the axes, what sits there in the key
     # below (16 operators of a phase land on a handful of positions).
-    groups = coinciding([s for s in series if s.names])
-    if groups:
+    if groups := coinciding([s for s in series if s.names]):
         place_labels(ax, [(x, y) for x, y, _ in groups], fontsize=10, obstacles=samples, pad=3.0)
         key = [f"{k}  I = {x:,.0f}: {text}" if x >= 10 else f"{k}  I = {x:.3g}: {text}"
                for k, (x, _, text) in enumerate(groups, 1)]  # fmt: skip

@@ -186,8 +186,7 @@ def show(*items: object) -> Group | None:
     group = Group(*items)
     if html_mode():
         return group
-    text = str(group)
-    if text:
+    if text := str(group):
         print(text)
     return None
 

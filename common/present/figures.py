@@ -68,8 +68,7 @@ def sweep_caption(rows: Sequence[Mapping[str, Any]], crossing: tuple[Any, Any] |
             lo=crossing[0],
             hi=crossing[1],
         )
-    flagged = [str(r["B"]) for r in rows if r.get("anomaly")]
-    if flagged:
+    if flagged := [str(r["B"]) for r in rows if r.get("anomaly")]:
         caption = say("{caption} Circled: B = {flagged}, which break a rule no roofline can break.",
                       caption=caption,
                       flagged=", ".join(flagged))  # fmt: skip

@@ -180,8 +180,7 @@ def _said(exc: BaseException) -> str | None:
             "with .venv/bin/python, which `make test` sets up"
         )  # fmt: skip
         return f"{_one_line(exc)} ({why})"
-    failed = _allocation(exc)
-    if failed:
+    if failed := _allocation(exc):
         budget = sys.modules.get("common.measure.budget")  # a measuring lecture: its --memory-limit
         advice = f"; {budget.memory_advice()}" if budget and budget.memory_advice() else ""
         return f"out of memory: {failed}{advice}"

@@ -105,8 +105,7 @@ def _nearest_existing(folder: Path, what: str, shown: str) -> tuple[Path, bool]:
     """The first existing ancestor of `folder` (itself included) and whether it is `folder`."""
     current = folder
     while True:
-        st = _stat(current, what, shown)
-        if st is not None:
+        if (st := _stat(current, what, shown)) is not None:
             if not stat.S_ISDIR(st.st_mode):
                 kind = "a file" if stat.S_ISREG(st.st_mode) else _kind(st.st_mode)
                 if current == folder:

@@ -98,8 +98,7 @@ def check_table_source(source: str, path: str, *classes: type) -> None:
                 close = difflib.get_close_matches(name, list(fields), n=1)
                 hint = f" (did you mean {close[0]}?)" if close else ""
                 raise SlipError(f"{where} line {k.value.lineno}: {rec} has no field {name}{hint}")
-        missing = sorted(required - set(kw))
-        if missing:
+        if missing := sorted(required - set(kw)):
             raise SlipError(f"{where} line {node.lineno}: {rec} is missing its field {missing[0]}")
         if isinstance(key, str) and not key.strip():
             line = kw["key"].value.lineno

@@ -185,8 +185,7 @@ def operation_observations(ops: Operations) -> Observations:
     skinny, wide = by_name[f"GEMM M={GEMM_SKINNY_M}"], by_name[f"GEMM M={GEMM_WIDE_M}"]
     streaming = [r for r in ops.rows if r["name"].startswith(("add", "LayerNorm"))]
     max_i, ridge = max(r["intensity"] for r in streaming), ops.ridge
-    fast = [r["name"] for r in streaming if r["bound"] == "compute"]
-    if fast:
+    if fast := [r["name"] for r in streaming if r["bound"] == "compute"]:
         reach = "reaches" if len(fast) == 1 else "reach"
         side = f"against I* = {ridge:.2f}: {listing(fast)} {reach} the compute roof here."
     else:

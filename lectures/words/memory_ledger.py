@@ -247,8 +247,7 @@ def sweep_observations(s: Sweep) -> Observations:
         items.append(text + "same place.")
     # beaten as printed: the roofs raised to the sweep's best put a row at 100%, not past it
     pct = "{:.0%}".format
-    over = [r for r in rows if above(r["t_pred_s"] / r["latency_s"], 1.0, pct) == "above"]
-    if over:
+    if over := [r for r in rows if above(r["t_pred_s"] / r["latency_s"], 1.0, pct) == "above"]:
         worst = max(over, key=lambda r: r["t_pred_s"] / r["latency_s"])
         text = f"At B = {worst['B']} the measurement beat the roofline "
         text += f"({worst['t_pred_s'] / worst['latency_s']:.0%} of the bound). The bound comes "

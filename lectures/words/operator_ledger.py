@@ -212,8 +212,7 @@ def speedups(led: Ledger) -> Group:
     """Each operator's speedup from 2x compute and 2x bandwidth, and what the pattern says."""
     r, ops = led.roof, led.ops
     rows = [[o.name, ratio(o, r)[0], *(f"{s:.2f}x" for s in o.speedups)] for o in ops]
-    memory = [o for o in ops if o.bound == "memory"]
-    if memory:
+    if memory := [o for o in ops if o.bound == "memory"]:
         they, them = ("it is", "it") if len(memory) == 1 else ("they are", "them")
         first = f"For {n_of_m(len(memory), len(ops))} operators, twice the compute buys "
         first += f"{max(o.speedups[0] for o in memory):.2f}x: {they} memory-bound, and only "

@@ -378,8 +378,7 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
         more = "Those small blocks even move more than the naive kernel by the model's count, "
         more += f"{fmt_bytes(small.traffic)} against {fmt_bytes(d_naive)}: K and V are read "
         items.append(more + f"{small.reads} times, the small-M_sm end of the first figure.")
-    whole = [s for s in r.sized if s.name == "LLC / 2" and s.blocks.cols == n]
-    if whole:
+    if whole := [s for s in r.sized if s.name == "LLC / 2" and s.blocks.cols == n]:
         held = "Half the last-level cache holds K and V whole, so the rule takes B_c = N "
         held += f"({_blocks(whole[0].blocks)}): "
         if whole[0].blocks.rows == n:
