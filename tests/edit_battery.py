@@ -276,7 +276,8 @@ def _sentence_faults(s: str) -> Iterator[str]:
         rf"(?P<side>above|below|at) the (?:ridge|bandwidth ceiling) of {NUM.format('r')}",
         s,
     ):
-        x, r = round(_value(m, "x")), round(_value(m, "r"))
+        digits = len(m.group("r").partition(".")[2])  # the ridge's decimals: 295, or 0.3
+        x, r = round(_value(m, "x"), digits), _value(m, "r")
         if {"above": not x > r, "below": not x < r, "at": x != r}[m.group("side")]:
             yield f"says {m.group('side')} the ridge"
     # 11. "0.7% of the A100's ridge point: deep in the memory-bound regime": the side of the

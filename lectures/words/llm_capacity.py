@@ -14,6 +14,7 @@ from common.present.say import say
 from common.tables.assumptions import ACT_VECTORS_PER_TOKEN, LLM_OVERHEAD_RATE
 from lectures.words import figure, section
 from lectures.words.llm_speed import Setup as Setup
+from lectures.words.llm_speed import fmt_ridge
 from lectures.words.llm_speed import png_hint as png_hint
 
 
@@ -94,7 +95,7 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
             narrow = f"; the narrower K and V projections need a larger batch ({kv:,} against "
             narrow += f"{q:,} for Q) because their activations weigh more against their weights"
         text = f"With {w:g}-byte weights a matmul's intensity is close to 2B / {w:g} FLOP/byte "
-        text += f"while B is small, so it would meet the ridge of {s.ridge:.0f} near B = "
+        text += f"while B is small, so it would meet the ridge of {fmt_ridge(s.ridge)} near B = "
         text += f"{k.estimate:.0f}{narrow}. Counted exactly, all weight matmuls together reach it "
         items.append(text + f"at B = {k.knee:,}, the knee.")
         order = direction(k.knee, wall, "{:d}".format) if wall else None
@@ -110,7 +111,7 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
         elif order == 0:
             items.append(f"The knee and the memory wall fall on the same batch, {wall:,}.")
     title = f"2. Critical batch of decode's weight matmuls on {s.chip.name} ({s.precision})"
-    knee = f"\nDecode critical batch: {fmt_batch(k.knee)} (ridge {s.ridge:.0f} FLOP/byte)."
+    knee = f"\nDecode critical batch: {fmt_batch(k.knee)} (ridge {fmt_ridge(s.ridge)} FLOP/byte)."
     table = Table(["matmul", "K", "N", "per step", "critical batch"], rows)
     return section(title, table, knee, items=items)
 

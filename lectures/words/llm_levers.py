@@ -16,6 +16,7 @@ from common.present.say import say
 from common.tables.models import Model
 from lectures.words import figure, section
 from lectures.words.llm_speed import Setup as Setup
+from lectures.words.llm_speed import fmt_ridge
 from lectures.words.llm_speed import png_hint as png_hint
 
 
@@ -151,7 +152,7 @@ def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Grou
     """Every chip with the precision: ridge, bandwidth, TTFT, TPOT at batch 1, wall and knee."""
     rows = [
         [
-            *(r.chip.name, f"{r.ridge:.0f}", fmt_bw(r.chip.mem_bw), fmt_time(r.ttft)),
+            *(r.chip.name, fmt_ridge(r.ridge), fmt_bw(r.chip.mem_bw), fmt_time(r.ttft)),
             *(fmt_time(r.tpot1), _wall(r.wall), _int(r.at_wall) if r.wall else "-"),
             fmt_batch(r.knee),
         ]
@@ -186,7 +187,7 @@ def chips_observations(
     h1, h2, b2 = runs["h100"], runs["h200"], runs["b200"]
     ridges = [r.ridge for r in runs.values()]
     n_memory = sum(r.b1_memory for r in runs.values())
-    ends = change(min(ridges), max(ridges), "{:.0f}".format, words=("run", "", "are all"))
+    ends = change(min(ridges), max(ridges), fmt_ridge, words=("run", "", "are all"))
     said = "every weight matmul of decode is memory-bound on every chip."
     if n_memory != len(runs):
         said = f"{n_of_m(len(runs) - n_memory, len(runs))} chips have a ridge low enough for a "

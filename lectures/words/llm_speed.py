@@ -65,7 +65,7 @@ def model_section(s: Setup) -> Group:
     ]
     chip = f"\nChip: {c.name}, {s.precision} peak {fmt_rate(s.peak)}, memory bandwidth "
     chip += f"{fmt_bw(c.mem_bw)},\n      capacity {fmt_gb(c.mem_capacity)}, ridge point "
-    chip += f"{s.ridge:.0f} FLOP/byte."
+    chip += f"{fmt_ridge(s.ridge)} FLOP/byte."
     storage = f"Storage: {s.dtypes.describe()}. Context {counted(s.context, 'token')}, batch "
     storage += f"{s.batch:,}."
     table = Table(["quantity", "value", "config.json field"], rows)
@@ -74,7 +74,14 @@ def model_section(s: Setup) -> Group:
 
 
 NEAR = 0.10  # a count this close to the published size is said to be "within" it
-_int = "{:.0f}".format
+
+
+def fmt_ridge(x: float) -> str:
+    """A ridge or intensity (FLOP/byte) as lectures 06-08 print it: whole from 10 on, two
+    significant digits below (a peak edited to 1/1000 has a ridge of 0.3, not '0')."""
+    return f"{x:.0f}" if x >= 9.5 else f"{x:.2g}"
+
+
 _ms = functools.partial(fmt_time, unit="ms", digits=3)
 
 
@@ -153,9 +160,10 @@ def prefill_section(s: Setup, p: Phase) -> Group:
     busy = f"Compute-bound operators ({n_of_m(n, of)} that move bytes) take {share} of the time"
     busy = busy if n else "No operator that moves bytes is compute-bound"
     items = [
-        f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: {ai:.0f} FLOP per "
-        f"byte overall, {above(ai, s.ridge, _int)} the ridge of {s.ridge:.0f}. {busy}, and the "
-        f"whole-pass compute time alone is {fmt_time(p.compute)}.",
+        f"Prefill does {fmt_flops(pre.flops)} and moves {fmt_bytes(pre.nbytes)}: {fmt_ridge(ai)} "
+        f"FLOP per byte overall, {above(ai, s.ridge, fmt_ridge)} the ridge of "
+        f"{fmt_ridge(s.ridge)}. {busy}, and the whole-pass compute time alone is "
+        f"{fmt_time(p.compute)}.",
         "Attention (scores, softmax, weighted sum) is "
         f"{fmt_pct(pre.kind_total('attention') / pre.flops, 1)} of the FLOPs at "
         f"{counted(S, 'token')}; its share grows with the prompt, since its FLOPs grow as S² "
@@ -182,8 +190,8 @@ def decode_section(s: Setup, p: Phase) -> Group:
         bound += "this batch."
     items = [
         f"Each {w:g}-byte weight is read once per step and used in {B:,} "
-        f"multiply-add{'s' if B > 1 else ''} ({2 * B:,} FLOP), so the Q projection runs at "
-        f"{q:.2f} FLOP/byte, {above(q, s.ridge, _int)} the ridge of {s.ridge:.0f}. {bound}",
+        f"multiply-add{'s' if B > 1 else ''} ({2 * B:,} FLOP), so the Q projection runs at {q:.2f} "
+        f"FLOP/byte, {above(q, s.ridge, fmt_ridge)} the ridge of {fmt_ridge(s.ridge)}. {bound}",
         f"The step reads {fmt_gb(dec.weight_bytes)} of weights and {fmt_gb(dec.kv_bytes)} of "
         f"KV cache: weights alone need {fmt_time(p.weights)} at {fmt_bw(s.chip.mem_bw)}, "
         f"{_pct(p.weights, p)} of the bound. The FLOPs ({fmt_flops(dec.flops)}) would take "
@@ -217,7 +225,7 @@ def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
         "ridge runs at the speed of memory, where only moving fewer bytes helps.",
         chip=s.chip.name,
         dtype=s.precision,
-        ridge=f"{s.ridge:.0f}",
+        ridge=fmt_ridge(s.ridge),
         flat=listing(flat),
     )
     return figure(path, caption)

@@ -214,7 +214,7 @@ def test_chips_section_by_hand() -> None:
     assert chips_said(h200=dataclasses.replace(h2, ttft=0.5))[1].endswith("prefill x1.67 slower.")
     low = dataclasses.replace(RUNS["b200"], ridge=0.5, b1_memory=False)
     assert chips_said(b200=low)[0].endswith(
-        "run from 0 to 100: 1 of the 3 chips have a ridge low enough for a batch-1 weight matmul "
+        "run from 0.5 to 100: 1 of the 3 chips have a ridge low enough for a batch-1 weight matmul "
         "to be compute-bound."
     )
     same = {k: dataclasses.replace(r, ridge=100.0) for k, r in RUNS.items()}

@@ -102,7 +102,7 @@ def test_pass_table_and_prefill_section_by_hand() -> None:
     said = observed(page.prefill_section(setup(), slow))
     # 4 GFLOP over 40 GB = 0.1 FLOP/B; none compute-bound; 4 GFLOP at 100 TFLOP/s = 40 µs
     assert said[0] == (
-        "Prefill does 4.00 GFLOP and moves 40.00 GB: 0 FLOP per byte overall, below the ridge "
+        "Prefill does 4.00 GFLOP and moves 40.00 GB: 0.1 FLOP per byte overall, below the ridge "
         "of 100. No operator that moves bytes is compute-bound, and the whole-pass compute time "
         "alone is 40.0 µs."
     )
@@ -343,12 +343,12 @@ def check_claims(text: str) -> None:
         assert not re.search(wrong, text), wrong
 
 
-def ridge_claims(text: str) -> list[tuple[float, str, float]]:
+def ridge_claims(text: str) -> list[tuple[float, str, str]]:
     """Every 'I FLOP.. byte ..., above|below|at the ridge of R' as (I, side, R)."""
     found = re.findall(
-        r"([\d.,]+) FLOP(?:/| per )byte[^.]*?(above|below|at) the ridge of ([\d,]+)", text
+        r"([\d.,]+) FLOP(?:/| per )byte[^.]*?(above|below|at) the ridge of ([\d,]+(?:\.\d+)?)", text
     )
-    return [(float(i.replace(",", "")), side, float(r.replace(",", ""))) for i, side, r in found]
+    return [(float(i.replace(",", "")), side, r.replace(",", "")) for i, side, r in found]
 
 
 @settings(max_examples=40, deadline=None)
@@ -359,8 +359,8 @@ def test_any_table_model_and_flags(run: tuple) -> None:
     check_claims(text)
     claims = ridge_claims(prose(text))
     assert len(claims) == 2  # prefill's overall intensity and decode's Q projection
-    for intensity, side, ridge in claims:
-        shown = round(intensity)
+    for intensity, side, printed in claims:  # at the ridge's printed digits: 295, or 0.3
+        shown, ridge = round(intensity, len(printed.partition(".")[2])), float(printed)
         assert {"above": shown > ridge, "below": shown < ridge, "at": shown == ridge}[side]
     m = re.search(r"Compute-bound operators \((\w+)[^)]*\) take (?:under )?([\d.]+)%", prose(text))
     none = "No operator that moves bytes is compute-bound" in prose(text)
@@ -411,8 +411,10 @@ def test_claims_hold_on_the_records(run: tuple) -> None:
             assert none == (n == 0)
             assert n == 0 or f"Compute-bound operators ({said_n} {m_} that move bytes)" in first
             q = pl.flops / pl.nbytes
-        side = "above" if round(q) > round(ridge) else "below" if round(q) < round(ridge) else "at"
-        assert f"{side} the ridge of {ridge:.0f}" in first
+        # as printed: whole from 10 on, two significant digits below (a ridge of 0.3, not 0)
+        a, b = (float(f"{x:.0f}" if x >= 9.5 else f"{x:.2g}") for x in (q, ridge))
+        side = "above" if a > b else "below" if a < b else "at"
+        assert f"{side} the ridge of {b:g}" in first
 
 
 def test_a_chip_without_a_link_figure_runs() -> None:
