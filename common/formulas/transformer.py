@@ -211,10 +211,8 @@ class Op:
 
     @property
     def intensity(self) -> float:
-        """I = F / D in FLOP/byte (infinite when nothing leaves the chip)."""
-        if self.nbytes:
-            return self.flops / self.nbytes
-        return math.inf if self.flops else 0.0
+        """I = F / D in FLOP/byte (infinite when nothing leaves the chip, 0 for no work)."""
+        return self.flops / self.nbytes if self.nbytes else math.inf if self.flops else 0.0
 
 
 def _matmul(name: str, n: int, K: int, N: int, dt: DTypes, to_cache: bool = False) -> Op:

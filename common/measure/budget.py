@@ -203,8 +203,7 @@ def sweep_limit_bytes(llc_bytes: int | None, budget: Budget, available: int | No
     """Largest working set of lecture 09's sweep: max(8 LLC, 256 MiB), within the budget."""
     want = max(STREAM_LLC_MULTIPLE * llc_or_fallback(llc_bytes), STREAM_FLOOR_BYTES)
     cap = int(budget.arrays_bytes * SWEEP_ARRAYS_SHARE)
-    if available:
-        cap = min(cap, available // 4)
+    cap = min(cap, available // 4) if available else cap
     return max(64 * 1024, min(want, cap))
 
 
