@@ -226,10 +226,10 @@ def mtp_observations(m: MTP) -> Observations:
         plain += "no acceptance at all: one draft token gives at most x2.00."
     else:
         plain += implied(m.plain, f", {pct(mid)}")
-    costs = f"With the module's cost (c = {m.draft_cost:.4f}) and the verify pass the ledger "
+    costs = f"Once the module costs c = {m.draft_cost:.4f} and the verify pass what the ledger "
     costs += f"gives at {m.batch:,} sequences a GPU ({m.verify:.3f} decode steps), "
     if m.implied is not None:
-        costs += f"it implies {implied(m.implied)}"
+        costs += f"{gain} implies {implied(m.implied)}"
     else:
         costs += f"even a = 1 gives only {ratio(m.best)}, short of the published {gain}: "
         costs += "the bound's verify pass costs more than DeepSeek's engine paid."

@@ -93,7 +93,12 @@ def test_mtp_by_hand() -> None:
     # (1 + a) / 1 = 1.8: a = 80.0%, 7.5 points under the middle of 85% and 90%
     implied = "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)"
     assert implied in said[0] and said[0].startswith("DeepSeek-V3's technical report gives x1.8")
-    assert "(c = 0.0164)" in said[1] and "a = 83.0%, below the published range" in said[1]
+    # one sentence, one main verb for each branch ('..., it implies' was a comma splice)
+    assert said[1] == (
+        "Once the module costs c = 0.0164 and the verify pass what the ledger gives at 88 "
+        "sequences a GPU (1.000 decode steps), x1.8 implies a = 83.0%, below the published range "
+        "(against its middle: -4.5%)."
+    )
     inside = mtp(implied=0.87)[1]
     assert "a = 87.0%, inside the published range (against its middle: -0.5%)" in inside
     assert "a = 91.0%, above" in mtp(implied=0.91)[1]
