@@ -77,9 +77,9 @@ NEAR = 0.10  # a count this close to the published size is said to be "within" i
 
 
 def fmt_ridge(x: float) -> str:
-    """A ridge or intensity (FLOP/byte) as lectures 06-08 print it: whole from 10 on, two
-    significant digits below (a peak edited to 1/1000 has a ridge of 0.3, not '0')."""
-    return f"{x:.0f}" if x >= 9.5 else f"{x:.2g}"
+    """A ridge or intensity (FLOP/byte) as lectures 06-08 and 13 print it: whole from 10 on
+    (1,181), two significant digits below (a peak edited to 1/1000: a ridge of 0.3, not 0)."""
+    return f"{x:,.0f}" if x >= 9.5 else f"{x:.2g}"
 
 
 _ms = functools.partial(fmt_time, unit="ms", digits=3)

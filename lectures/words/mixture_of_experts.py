@@ -152,19 +152,19 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
          fmt_gb(b.weight_bytes), fmt_time(b.time), f"{b.batch / b.time:,.0f}"]
         for a, b in steps
     ]  # fmt: skip
-    moe_knee, twin_knee = crit
+    (moe_knee, twin_knee), ridge = crit, llm_speed.fmt_ridge(s.ridge)
     a, b = next((a, b) for a, b in steps if a.batch == s.batch)
     E_k = s.model.n_experts / s.model.experts_per_token
     if moe_knee and twin_knee:
         r = moe_knee / twin_knee
         wider = ", and its matrices, narrower than the twin's, move more activation bytes per FLOP"
         wider = wider if ratio(r, 1) != ratio(E_k, 1) and r > E_k else ""
-        knees = f"The routed experts' matmuls reach the ridge of {s.ridge:,.0f} FLOP/B at batch "
+        knees = f"The routed experts' matmuls reach the ridge of {ridge} FLOP/B at batch "
         knees += f"{moe_knee:,}, the twin's MLP at {twin_knee:,}: {ratio(r, 1)} the tokens "
         knees += f"(E/k = {E_k:g}), because each expert meets only k/E of the batch{wider}."
     else:  # one of the two reaches it (named, with its batch) or neither does
         who = "the twin's MLP reaches" if twin_knee else "the routed experts' matmuls reach"
-        knees = f"At the ridge of {s.ridge:,.0f} FLOP/B " + (
+        knees = f"At the ridge of {ridge} FLOP/B " + (
             f"only {who} it, at batch {twin_knee or moe_knee:,}." if twin_knee or moe_knee else
             "neither reaches it at any batch.")  # fmt: skip
     columns = ["batch", "MoE weights read", "MoE step >=", "MoE tok/s/GPU", "twin weights"]

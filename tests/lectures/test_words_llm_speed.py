@@ -299,8 +299,8 @@ def test_edits_that_once_printed_false_ridge_and_norm_claims() -> None:
     with patched_hardware(edited(h100={"peak bf16": 4.0})):
         text = prose(run_lecture("06"))
     # 4 x 989e12 / 3.35e12 = 1,180.9; the default prefill's 1006 FLOP/B is below it
-    assert "1006 FLOP per byte overall, below the ridge of 1181." in text
-    assert "the Q projection runs at 1.00 FLOP/byte, below the ridge of 1181." in text
+    assert "1,006 FLOP per byte overall, below the ridge of 1,181." in text
+    assert "the Q projection runs at 1.00 FLOP/byte, below the ridge of 1,181." in text
     # 'Norms, SiLU and residual adds are memory-bound' once printed where they were not.
     # peak x0.05 and bandwidth x20: ridge 49.45 / 67 = 0.738 FLOP/B. In prefill each norm
     # does 4 FLOP per element for 4 bytes (1.00 FLOP/B) and SiLU x up 5 FLOP per 6 bytes
@@ -414,7 +414,7 @@ def test_claims_hold_on_the_records(run: tuple) -> None:
         # as printed: whole from 10 on, two significant digits below (a ridge of 0.3, not 0)
         a, b = (float(f"{x:.0f}" if x >= 9.5 else f"{x:.2g}") for x in (q, ridge))
         side = "above" if a > b else "below" if a < b else "at"
-        assert f"{side} the ridge of {b:g}" in first
+        assert f"{side} the ridge of {b:,g}" in first
 
 
 def test_a_chip_without_a_link_figure_runs() -> None:
