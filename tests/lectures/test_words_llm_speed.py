@@ -411,10 +411,11 @@ def test_claims_hold_on_the_records(run: tuple) -> None:
             assert none == (n == 0)
             assert n == 0 or f"Compute-bound operators ({said_n} {m_} that move bytes)" in first
             q = pl.flops / pl.nbytes
-        # as printed: whole from 10 on, two significant digits below (a ridge of 0.3, not 0)
-        a, b = (float(f"{x:.0f}" if x >= 9.5 else f"{x:.2g}") for x in (q, ridge))
+        # as printed: whole and grouped from 10 on, two significant digits below (0.3, not 0)
+        shown = [f"{x:,.0f}" if x >= 9.5 else f"{x:.2g}" for x in (q, ridge)]
+        a, b = (float(text.replace(",", "")) for text in shown)
         side = "above" if a > b else "below" if a < b else "at"
-        assert f"{side} the ridge of {b:,g}" in first
+        assert f"{side} the ridge of {shown[1]}" in first
 
 
 def test_a_chip_without_a_link_figure_runs() -> None:
