@@ -769,7 +769,8 @@ def exercise_answers() -> dict[str, list[str]]:
         "fleet-request-mix": [
             f"{(32768 / 73.7e3) / (1024 / 14.8e3):.2f} prefill nodes",
             f"${(32768 / 73.7e3 + 1024 / 14.8e3) * 8 * 3 / 3.6:.2f}",
-            f"${(32768 / 73.7e3 + 1024 / 14.8e3) * 8 * 3 / 3600 / 33792 * 1e6:.3f}",
+            # with its verb: lecture 14 prices batch 51 at $0.101 too, another quantity
+            f"cost ${(32768 / 73.7e3 + 1024 / 14.8e3) * 8 * 3 / 3600 / 33792 * 1e6:.3f}",
         ],
     }
 
