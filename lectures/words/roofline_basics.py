@@ -273,7 +273,7 @@ def batch_change(before: int | None, after: int | None) -> str:
         return "is never reached, before or after"
     if before is None or after is None:
         return f"goes from {never(before)} to {never(after)}"
-    return change(before, after, str)
+    return change(before, after, "{:,}".format)
 
 
 def _bytes(cut: float, only: str = "", of: str = "") -> str:

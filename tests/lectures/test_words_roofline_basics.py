@@ -508,6 +508,9 @@ LECTURE = [
     ({"h100": {"peak bf16": 2}}, ["(ridge 590 FLOP/B)", "on H100 SXM it is 690, not 590,"]),
     # as slow as one v5e link: 2 * 989e12 / 45e9; no 'only'
     ({"h100": {"link": 0.1}}, ["and the H100 SXM needs K > 43,955.6."]),
+    # 335 GB/s: 8192 B / (2 B + 8192) >= 989 / 0.335 = 2,952.2 from B = 10,573, printed as
+    # the table prints it, not '10573'
+    ({"h100": {"mem_bw": 0.1}}, ["its critical batch falls from 10,573 to 217"]),
     # Regressions, shrunk by hypothesis. 98.9e12 / 3.35e12 = 29.52; the smallest B with
     # I(B) >= 29.52 is 30 (I(29) = 28.9), not a critical batch 'of 30, not 30'
     ({"h100": {"peak bf16": 0.1}}, [
