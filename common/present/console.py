@@ -55,7 +55,7 @@ def fmt_bytes(
         scales = {unit: scale for scale, unit in (*_DECIMAL_BYTES, *_BINARY_BYTES)} | {"B": 1.0}
         if unit not in scales:
             raise ValueError(f"unknown byte unit {unit!r}; use one of {', '.join(scales)}")
-        return f"{n / scales[unit]:.{2 if digits is None else digits}f} {unit}"
+        return f"{n / scales[unit]:,.{2 if digits is None else digits}f} {unit}"
     table = _BINARY_BYTES if binary else _DECIMAL_BYTES
     if digits is None:
         shown = abs(n) / next((scale for scale, _ in table if abs(n) >= scale), 1.0)
@@ -87,7 +87,7 @@ def fmt_time(seconds: float, unit: str | None = None, digits: int | None = None)
         if unit not in _TIME_UNITS:
             raise ValueError(f"unknown time unit {unit!r}; use one of ns, µs, ms, s")
         value = seconds / _TIME_UNITS[unit]
-        return f"{value:.{3 if digits is None else digits}f} {unit}"
+        return f"{value:,.{3 if digits is None else digits}f} {unit}"
     units = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
     index = next((i for i, (_, scale) in enumerate(units) if abs(seconds) >= scale), 3)
 

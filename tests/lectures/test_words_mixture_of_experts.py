@@ -165,7 +165,7 @@ def test_step_by_hand() -> None:
     assert "(x1.00): about the same FLOPs per token, as many bytes." in said
     # 2000.01 GB against 2000.00 GB is more, x1.000003: the digits stop at five, x1.00000
     said = observed(page.step_section(setup(batch=1), steps(1, 2e12 + 6e6, 2e12), (400, 100)))[0]
-    assert "twin's 2000.00 GB (x1.00000): about the same FLOPs per token, more bytes" in said
+    assert "twin's 2,000.00 GB (x1.00000): about the same FLOPs per token, more bytes" in said
 
 
 def test_exchange_and_deepep_by_hand() -> None:

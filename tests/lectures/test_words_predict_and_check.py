@@ -181,10 +181,10 @@ def test_comms_sentences() -> None:
     for per_layer in (40e-6, 45e-6, 50e-6):  # the edges are inside
         said = page.comms_observation(per_layer, low).items[0]
         assert said.endswith("the curve is inside that range.")
-    # 2 ms and 3 ms of profile, shown as 2000 µs and 3000 µs beside the curve's µs
+    # 2 ms and 3 ms of profile, shown as 2,000 µs and 3,000 µs beside the curve's µs
     wide = [Measured("lo", 2e-3, "s"), Measured("hi", 3e-3, "s")]
     said = page.comms_observation(2.5e-3, wide).items[0]
-    assert "2500.0 µs per layer" in said and "2000 µs to 3000 µs per layer" in said
+    assert "2,500.0 µs per layer" in said and "2,000 µs to 3,000 µs per layer" in said
 
 
 def test_requests_table_and_words_by_hand() -> None:
@@ -196,7 +196,7 @@ def test_requests_table_and_words_by_hand() -> None:
     ]
     t = page.requests_table(rows)
     assert list(t.rows[0]) == [
-        "a", "eng", "calibration", "1000.00 ms", "500.00 ms", "-50.0%", "900.00 ms", "-10.0%",
+        "a", "eng", "calibration", "1,000.00 ms", "500.00 ms", "-50.0%", "900.00 ms", "-10.0%",
     ]  # fmt: skip
     assert t.rows[1][-1] == "+10.0%" and t.title == "Published requests: calibration and validation"
     assert page.requests_observations(rows).items == [
@@ -338,8 +338,8 @@ def test_operator_table_and_bound_words_by_hand() -> None:
     first, second, note = page.operator_table(rows, "bf16 on Toy", SPEC).items
     assert first.title == "bf16 on Toy: mm" and second.title == "bf16 on Toy: qkv"
     assert [list(r) for r in first.rows] == [
-        ["4,096", "20000 µs", "10000 µs", "x2.00", "12500 µs", "x1.60", "50.0 TFLOP/s"],
-        ["1", "500 µs", "1000 µs", "x0.50", "1100 µs", "x0.45", "2.00 TB/s"],
+        ["4,096", "20,000 µs", "10,000 µs", "x2.00", "12,500 µs", "x1.60", "50.0 TFLOP/s"],
+        ["1", "500 µs", "1,000 µs", "x0.50", "1,100 µs", "x0.45", "2.00 TB/s"],
     ]
     rows = [page.OpRow("mm", 8, 1e12, 1e10, 0.02, 0.01, 0.01)]  # 10 ms either way: compute
     table, note = page.operator_table(rows, "T", SPEC).items

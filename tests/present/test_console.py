@@ -68,8 +68,8 @@ def test_each_formatter_prints_its_unit_and_digits() -> None:
         (fmt_time(72e-12), "72.0 ps"),  # 0.072 ns would print one digit, 0.07 ns
         (fmt_time(3e-15), "0.003 ps"),
         (fmt_time(0.028e-3, unit="ms"), "0.028 ms"),
-        (fmt_time(1e-3, unit="µs", digits=1), "1000.0 µs"),
-        (fmt_time(1e-3, unit="us", digits=0), "1000 us"), (fmt_time(2.5, digits=3), "2.500 s"),
+        (fmt_time(1e-3, unit="µs", digits=1), "1,000.0 µs"),  # grouped as counts are
+        (fmt_time(1e-3, unit="us", digits=0), "1,000 us"), (fmt_time(2.5, digits=3), "2.500 s"),
         # the article's three decimals, never zero
         (fmt_ratio(3.17), "x3.17"), (fmt_ratio(2.0, digits=1), "x2.0"),
         (fmt_fraction(2068 / 200.64), "10.307"),  # ART 3.3: 2068.0 / 200.6 = 10.307
@@ -77,9 +77,9 @@ def test_each_formatter_prints_its_unit_and_digits() -> None:
         (fmt_fraction(0.00012), "0.00012"),  # not 0.000: two significant digits
         (fmt_fraction(0.0), "0.000"),
         # the named shortcuts
-        (console.fmt_gb(141e9), "141.00 GB"), (console.fmt_kib(233472), "228 KiB"),
-        (console.fmt_kib(131072, 2), "128.00 KiB"), (console.fmt_pct(0.873), "87%"),
-        (console.fmt_pct(0.5, 1), "50.0%"),
+        (console.fmt_gb(141e9), "141.00 GB"), (console.fmt_gb(1342.05e9), "1,342.05 GB"),
+        (console.fmt_kib(233472), "228 KiB"), (console.fmt_kib(131072, 2), "128.00 KiB"),
+        (console.fmt_pct(0.873), "87%"), (console.fmt_pct(0.5, 1), "50.0%"),
         # 0.04% and 0.4%: not zero, so never "0.0%" or "0%"; zero itself prints as zero
         (console.fmt_pct(0.0004, 1), "under 0.1%"), (console.fmt_pct(0.004), "under 1%"),
         (console.fmt_pct(0.0, 1), "0.0%"), (console.fmt_pct(0.0006, 1), "0.1%"),
