@@ -11,6 +11,7 @@ import importlib.util
 import math
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -30,10 +31,24 @@ SHOWN_CHARS = 40  # a bad value is quoted up to this many characters
 Parser = TypeVar("Parser", bound=argparse.ArgumentParser)
 
 
+class WholeWords(argparse.HelpFormatter):
+    """--help wrapped at spaces only: 'vllm-eager' or 'TensorRT-LLM' never splits at its hyphen."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in self._split_lines(text, width - len(indent)))
+
+
 class LectureParser(argparse.ArgumentParser):
-    """ArgumentParser whose usage errors are a single line on stderr (exit status 2)."""
+    """ArgumentParser whose usage errors are a single line on stderr (exit status 2) and whose
+    --help keeps hyphenated words whole (WholeWords)."""
 
     results_saved: bool | None = None  # set by add_results_flag: does the lecture save?
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(formatter_class=WholeWords, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         line = " ".join(message.split())

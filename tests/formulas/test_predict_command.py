@@ -275,7 +275,8 @@ def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None
     with pytest.raises(SystemExit) as stop:
         cmd.main(["--help"])
     assert stop.value.code == 0
-    helped = " ".join(capsys.readouterr().out.split())
+    helped = " ".join((shown := capsys.readouterr().out).split())
+    assert "vllm-eager:" in shown and "-\n" not in shown  # never "vllm-" then "eager:"
     assert "predict a model's latency on a chip from the ledgers" in helped
     assert "--config --model is required" in refused(["--chip", "a100"], capsys)
     untied = {k: v for k, v in LLAMA.items() if k != "tie_word_embeddings"}
