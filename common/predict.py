@@ -15,9 +15,13 @@ one node (``Chip.node_gpus``) is one line, exit 2.
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+if not __package__:  # run as a file (python3 common/predict.py): import from the repository
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 from common.shell import boot
 
 if __name__ == "__main__":

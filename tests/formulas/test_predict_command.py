@@ -195,6 +195,10 @@ def test_bare_python3_answers_and_refuses_in_one_line(tmp_path) -> None:
     run = [shutil.which("python3"), "-S", "-m", "common.predict"]
     bad = subprocess.run([*run, "--config", str(path)], cwd=REPO, capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stdout == ""
+    as_file = [*run[:2], str(REPO / "common" / "predict.py"), "--config", str(path)]  # elsewhere
+    assert subprocess.run(as_file, cwd=tmp_path, capture_output=True, text=True).stderr == (
+        bad.stderr
+    )
     assert bad.stderr == (
         f"common.predict: error: unsupported model_type 'falcon' in {path}; supported: llama, "
         "mistral, ministral3, qwen2, qwen3, phi3, qwen3_5_text, gemma2, gemma3, gemma3_text, "
