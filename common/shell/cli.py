@@ -32,7 +32,7 @@ Parser = TypeVar("Parser", bound=argparse.ArgumentParser)
 
 
 class WholeWords(argparse.HelpFormatter):
-    """--help wrapped at spaces only: 'vllm-eager' or 'TensorRT-LLM' never splits at its hyphen."""
+    """Help text wrapped at spaces only: 'vllm-eager' or 'TensorRT-LLM' never splits at a hyphen."""
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
@@ -43,7 +43,7 @@ class WholeWords(argparse.HelpFormatter):
 
 class LectureParser(argparse.ArgumentParser):
     """ArgumentParser whose usage errors are a single line on stderr (exit status 2) and whose
-    --help keeps hyphenated words whole (WholeWords)."""
+    help text keeps hyphenated words whole (WholeWords)."""
 
     results_saved: bool | None = None  # set by add_results_flag: does the lecture save?
 
