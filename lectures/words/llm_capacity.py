@@ -95,8 +95,10 @@ def critical_batch_section(s: Setup, k: Knee, wall: int) -> Group:
             narrow = f"; the narrower K and V projections need a larger batch ({kv:,} against "
             narrow += f"{q:,} for Q) because their activations weigh more against their weights"
         text = f"With {w:g}-byte weights a matmul's intensity is close to 2B / {w:g} FLOP/byte "
-        text += f"while B is small, so it would meet the ridge of {fmt_ridge(s.ridge)} near B = "
-        text += f"{k.estimate:.0f}{narrow}. Counted exactly, all weight matmuls together reach it "
+        near, ridge = f"near B = {k.estimate:,.0f}", f"the ridge of {fmt_ridge(s.ridge)}"
+        near = f"pass {ridge} from B = 1" if k.estimate < 0.5 else f"meet {ridge} {near}"
+        text += f"while B is small, so it would {near}{narrow}. Counted exactly, all weight "
+        text += "matmuls together reach it "
         items.append(text + f"at B = {k.knee:,}, the knee.")
         order = direction(k.knee, wall, "{:d}".format) if wall else None
         shown = at_least(wall, BATCH_SEARCH_LIMIT)

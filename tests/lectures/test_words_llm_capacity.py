@@ -163,6 +163,9 @@ def test_critical_batch_section_by_hand() -> None:
             "matmuls together reach it at B = 160, the knee."
         )
     assert "close to 2B / 0.5 FLOP/byte" in knee_said(100, weights="int4")[0]
+    # a ridge of 0.3 at 2 bytes: 0.3 x 2 / 2 = 0.3 < B = 1 (a unit slip once said "near B = 0")
+    tiny = observed(page.critical_batch_section(setup(4096), page.Knee(SHAPES, 1, 0.3), 100))
+    assert "so it would pass the ridge of 100 from B = 1; the narrower" in tiny[0]
 
 
 def test_default_run_by_hand() -> None:
