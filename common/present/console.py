@@ -157,7 +157,8 @@ def _numeric_columns(rows: Sequence[Sequence[str]], ncol: int) -> list[bool]:
     """For each column, whether every cell reads as a number or is '' or '-' (right-aligned)."""
 
     def numeric(cell: str) -> bool:
-        text = re.sub("[,%]", "", cell.strip().removeprefix("1/").lstrip("x~<>=+-")).split(" ")[0]
+        cell = cell.strip().removeprefix("under ")  # fmt_pct's "under 0.1%" reads as a number
+        text = re.sub("[,%]", "", cell.removeprefix("1/").lstrip("x~<>=+-")).split(" ")[0]
         try:
             float(text)
         except ValueError:

@@ -155,6 +155,8 @@ def test_format_table_aligns_numbers_right_text_left_and_refuses_ragged_rows() -
     assert rows[0].startswith(" " * 7 + "x2.15")
     assert rows[1].split("  ")[-1] == "D > 1.0"
     assert format_table(["a", "bb"], []) == "a  bb\n-  --"  # no rows
+    # fmt_pct's 'under 0.1%' is a share like '6.5%': the column stays right-aligned
+    assert format_table(["s"], [["6.5%"], ["under 0.1%"]]).splitlines()[2] == "      6.5%"
     with pytest.raises(ValueError, match="2 cells, header has 3"):
         format_table(["a", "b", "c"], [["1", "2"]])
 
