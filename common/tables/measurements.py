@@ -394,7 +394,10 @@ ARGONNE_VLLM, ARGONNE_TRT = map(ARGONNE.format, (
     "vLLM 0.5 (vLLM/H100/run-throughput-bench.sh runs its benchmark_latency.py, with v0.5's "
     "arguments; the GH200 script pins 0.5.3.post1)",
     "TensorRT-LLM 0.11.0 (TensorRT-LLM/H100/requirements.txt; its README builds engines with "
-    "--gemm_plugin float16 and times them with run.py --run_profiling)"))  # fmt: skip
+    "--gemm_plugin float16 and times them with run.py --run_profiling, which sets no "
+    "cuda_graph_mode: no CUDA graphs, the executor's default, NVIDIA/TensorRT-LLM cpp/include/"
+    "tensorrt_llm/executor/executor.h, commit 879039f, cudaGraphMode = false; the trtllm class "
+    "assumes them, and no source here gives the C++ runtime's cost per launch)"))  # fmt: skip
 
 
 def _vllm_ci(chip: str, source: str, ms: tuple[float, float, float]) -> list[Request]:
