@@ -104,8 +104,7 @@ def left_out(meta: Path, names: list[str]) -> dict[str, str]:
     for name in names:
         generated = name.rpartition(".")[2]
         original = functions.get(generated.rpartition("__mutmut_")[0] + "__mutmut_orig")
-        mutant = functions.get(generated)
-        if original and mutant:
+        if original and (mutant := functions.get(generated)):
             if is_phrase_mutant(original, mutant):
                 kinds[name] = "phrase"
             elif is_header_mutant(original, mutant):

@@ -48,8 +48,7 @@ class Blocks(NamedTuple):
 def block_sizes(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> Blocks:
     """Br and Bc for M_sm bytes on chip by the module's rule; ValueError below U(1, 1)."""
     d, b = d_head, elem_bytes
-    least = on_chip_bytes(1, 1, d, b)
-    if m_sm < least:
+    if m_sm < (least := on_chip_bytes(1, 1, d, b)):
         raise ValueError(
             f"on-chip memory M_sm = {m_sm:,.0f} B is smaller than one row of each block "
             f"({least:,.0f} B at d_h = {d}, {b:g} B per element)"

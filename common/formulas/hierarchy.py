@@ -190,8 +190,7 @@ def segment_means(values: Sequence[float], penalty: float, min_length: int = 2) 
     start = [0] * (n + 1)
     for b in range(min_length, n + 1):
         for a in range(0, b - min_length + 1):
-            cost = best[a] + sse(a, b) + penalty
-            if cost < best[b]:
+            if (cost := best[a] + sse(a, b) + penalty) < best[b]:
                 best[b], start[b] = cost, a
     cuts, b = [], n
     while b > 0:

@@ -288,8 +288,7 @@ def headroom(status: str = "/proc/self/status") -> tuple[int | None, str]:
     except (ImportError, OSError, ValueError):
         return found[0] if found[0][0] else (None, "")
     for name, held, flag in (("RLIMIT_AS", "VmSize", "-v"), ("RLIMIT_DATA", "VmData", "-d")):
-        soft = resource.getrlimit(getattr(resource, name))[0]
-        if soft != resource.RLIM_INFINITY:
+        if (soft := resource.getrlimit(getattr(resource, name))[0]) != resource.RLIM_INFINITY:
             found.append((max(0, soft - used.get(held, 0)), f"left under ulimit {flag}"))
     return min(((b, w) for b, w in found if b is not None), default=(None, ""))
 

@@ -173,8 +173,7 @@ def busy_reasons(
     """Why a run looks busy: roofs' median calls far below their best, or a loaded machine."""
     reasons = []
     for name, times in (("streaming add", bw_times), ("matmul", mm_times)):
-        share = min(times) / statistics.median(times)
-        if share < BUSY_MEDIAN_SHARE:
+        if (share := min(times) / statistics.median(times)) < BUSY_MEDIAN_SHARE:
             reasons.append(f"the median {name} ran at {share * 100:.0f}% of its best call")
     if load_before is not None and cores and load_before >= max(1.0, BUSY_LOAD_SHARE * cores):
         reasons.append(f"the load average was {load_before:.2f} on {cores} cores before it began")

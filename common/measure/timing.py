@@ -55,8 +55,7 @@ def calls_per_batch(
         t0 = clock()
         for _ in range(calls):
             fn()
-        elapsed = clock() - t0
-        if elapsed >= min_batch_s or calls >= MAX_CALLS_PER_BATCH:
+        if (elapsed := clock() - t0) >= min_batch_s or calls >= MAX_CALLS_PER_BATCH:
             return calls, elapsed
         calls *= 2
 

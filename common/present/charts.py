@@ -32,8 +32,7 @@ def ascii_roofline(points: Sequence[tuple[str, float, float | None]], peak: floa
     ridge = ridge_point(p, b)
     for c in range(width):
         i = 10 ** (lx0 + c / (width - 1) * (lx1 - lx0))
-        r = row(attainable_flops(i, p, b))
-        if 0 <= r < height:
+        if 0 <= (r := row(attainable_flops(i, p, b))) < height:
             grid[r][c] = "_" if bound_of(i, ridge) == "compute" else "/"
     if lo <= ridge <= hi:
         grid[row(p)][col(ridge)] = "+"

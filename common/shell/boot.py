@@ -150,8 +150,7 @@ def excepthook(kind: type[BaseException], exc: BaseException, tb: TracebackType 
         chain.append(cause)
         cause = cause.__cause__ or cause.__context__
     if _state["interrupted"] or any(isinstance(e, KeyboardInterrupt) for e in chain):  # Ctrl-C
-        stop = _state["signal"]
-        if stop in STOP_SIGNALS:
+        if (stop := _state["signal"]) in STOP_SIGNALS:
             name = signal.Signals(stop).name
             sys.stderr.write(f"{prog()}: stopped by {name}; nothing half-written was kept\n")
             _die_by(stop)

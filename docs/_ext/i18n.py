@@ -76,8 +76,7 @@ def configure(app: Sphinx, config: Config) -> None:
     config.gettext_additional_targets = ["index"]  # search ranks main entries first
     config.gettext_last_translator = "roofline-lectures"
     config.gettext_language_team = "roofline-lectures"
-    templates = str(DOCS / "_templates")
-    if templates not in config.templates_path:
+    if (templates := str(DOCS / "_templates")) not in config.templates_path:
         config.templates_path = [*config.templates_path, templates]
     if is_zh(config):
         config.html_search_language = "zh"
@@ -271,8 +270,7 @@ def rewrite_page(page: Path, shared: set[str], gettext: Callable[[str], str]) ->
         ups, target = match.groups()
         return f"../{ups}{target}" if target in shared else match.group(0)
 
-    new = translate_chrome(_OUTPUT_LINK.sub(up, text), gettext)
-    if new != text:
+    if (new := translate_chrome(_OUTPUT_LINK.sub(up, text), gettext)) != text:
         page.write_text(new, encoding="utf-8")
 
 

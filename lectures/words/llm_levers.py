@@ -213,8 +213,7 @@ def chips_observations(
             said += f"{compute:,.0f} tokens/s, below the {h1.ceiling:,.0f} that the KV reads "
             said += f"alone would allow ({kv})."
         items.append(said)
-    past = [r for r in (h1, h2, b2) if r.knee and r.wall > r.knee]
-    if past:
+    if past := [r for r in (h1, h2, b2) if r.knee and r.wall > r.knee]:
         r = past[0]
         text = f"Past its knee (B = {r.knee:,}) the weight matmuls on {r.chip.name} together are "
         text += f"past the ridge and cost {fmt_time(r.matmul)} of compute per token, so the curve "

@@ -96,8 +96,7 @@ def parameter_section(s: Setup, parts: Mapping[str, int], n_params: int) -> Grou
     share = {name: n / n_params for name, n in parts.items()}
     rows = [[k, formulas.get(k, "-"), fmt_num(n), fmt_pct(share[k], 1)] for k, n in parts.items()]
     rows.append(["total", "", fmt_num(n_params), "100.0%"])
-    published = m.published_params
-    if published:
+    if published := m.published_params:
         gap = abs(n_params / published - 1)
         near = f"within {gap:.2%} of" if round(gap, 4) else "less than 0.01% away from"
         near = near if gap <= NEAR else than(n_params / published)  # not 'within 97.53%'

@@ -103,8 +103,7 @@ def example_batch(at: Ledgers, budget: float) -> int:
 def ledger_observations(at: Ledgers, budget: float, kv_per_sequence: float) -> Observations:
     """The weights are one term of four; the KV cache overtakes them as the batch grows."""
     fitting = [b for b, m in at.items() if m.fits(budget)]
-    failing = [b for b in at if b not in fitting]
-    if fitting and failing:
+    if fitting and (failing := [b for b in at if b not in fitting]):
         says = f"{_fit(fitting, 'fit')}; {_fit(failing, 'run')} out of memory."
         says = says[0].upper() + says[1:]
     else:

@@ -78,8 +78,7 @@ def basics(r: Basics) -> tuple[Group, Observations]:
     add, dot = r.ops[:2]
     mm = r.matmuls()
     b0, b1, b2, last = r.batches[0], r.batches[1], r.batches[2], r.batches[-1]
-    first = r.first_compute()
-    if first is None:
+    if (first := r.first_compute()) is None:
         crossing = f"No batch in the list reaches the ridge of {r0(r.ridge)} FLOP/B: even "
         crossing += f"B = {last} gets {_pct(r.share(mm[last]))} of peak."
     elif first == b0:

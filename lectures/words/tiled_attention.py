@@ -478,8 +478,7 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
         "for the same exponentials.",
     ]
     inside = [n for n in ns if r.runs[n].s_per_llc <= 1]
-    outside = [n for n in ns if r.runs[n].s_per_llc > 2]
-    if inside and outside:
+    if inside and (outside := [n for n in ns if r.runs[n].s_per_llc > 2]):
         a, z = inside[-1], outside[0]
         per = {k: [r.runs[n].seconds[k] / n**2 for n in (a, z)] for k in KINDS}
         growth = {k: per[k][1] / per[k][0] for k in KINDS}
