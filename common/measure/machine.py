@@ -55,8 +55,7 @@ def blas_info() -> dict[str, Any]:
         )
         return info
     with contextlib.suppress(TypeError, AttributeError):  # numpy >= 1.25 describes its build
-        config = np.show_config(mode="dicts")
-        blas_cfg = config.get("Build Dependencies", {}).get("blas", {})
+        blas_cfg = np.show_config(mode="dicts").get("Build Dependencies", {}).get("blas", {})
         info.update(library=blas_cfg.get("name", "unknown"), version=blas_cfg.get("version", ""))
     return info
 

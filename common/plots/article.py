@@ -58,8 +58,7 @@ def _plain(v: float) -> str:
 
 def log_ticks(ax: Any, axis: str, lo: float, hi: float) -> None:
     """Plain-number ticks on a log axis: 1-2-5 steps over short ranges, decades over long."""
-    decades = math.log10(hi / lo)
-    steps = (1, 2, 5) if decades <= 3 else (1,)
+    steps = (1, 2, 5) if math.log10(hi / lo) <= 3 else (1,)
     values = [m * 10.0**e
               for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
               for m in steps

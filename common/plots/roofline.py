@@ -27,8 +27,7 @@ def x_range(curves: Sequence[Curve], points: Sequence[Point]) -> tuple[float, fl
     """Decades that hold every point and every ridge, with a margin."""
     xs = [p[1] for p in points if p[1] > 0] + [ridge_point(peak, bw) for _, peak, bw in curves]
     lo = 10 ** math.floor(math.log10(max(min(xs) / 1.5, 1e-3)))
-    hi = 10 ** math.ceil(math.log10(max(xs) * 3))
-    return lo, hi
+    return lo, 10 ** math.ceil(math.log10(max(xs) * 3))
 
 
 def _draw_roofs(
@@ -181,8 +180,7 @@ def roofline_series_figure(
     path: str | os.PathLike[str], curve: Curve, series: Sequence[PointSeries], title: str
 ) -> str:
     """One chip's roof and its ridge with groups of points, one marker and colour per group."""
-    named = any(s.names for s in series)
-    fig, ax = new_figure(height=4.4 + (2.2 if named else 0))
+    fig, ax = new_figure(height=4.4 + (2.2 if any(s.names for s in series) else 0))
     _, peak, bw = curve
     every = [(f"{s.label} {k}", x, y) for s in series for k, (x, y) in enumerate(s.points)]
     lo, hi = x_range([curve], every)

@@ -124,8 +124,7 @@ def _sliding(k: _Keys, layers: int) -> tuple[int, int]:
     if k.kind == "gemma2":
         return k.int("sliding_window"), (layers + 1) // 2  # even layers slide
     if k.kind in ("gemma3", "gemma3_text"):
-        pattern = k.int("sliding_window_pattern")
-        return k.int("sliding_window"), layers - layers // pattern
+        return k.int("sliding_window"), layers - layers // k.int("sliding_window_pattern")
     if k.kind == "gpt_oss":
         return k.int("sliding_window", 128), (layers + 1) // 2
     if k.kind in ("qwen2", "qwen3", "qwen2_moe", "qwen3_moe"):

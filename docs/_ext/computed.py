@@ -236,8 +236,7 @@ def computed_role(
         result = evaluate(expression, translate=translate)
     except ComputedError as exc:
         message = inliner.reporter.error(str(exc), line=lineno)
-        problematic = inliner.problematic(rawtext, rawtext, message)
-        return [problematic], [message]
+        return [inliner.problematic(rawtext, rawtext, message)], [message]
     finally:
         if env is not None:  # rebuild the page when a formula or a figure changes
             for path in module_files():

@@ -195,8 +195,7 @@ REEXPORTS = ("common.console", "common.roofline", "common.exercises.__main__")
 
 def common_modules() -> list[str]:
     """Every module of the ``common`` package and its subpackages, sorted by name."""
-    package = importlib.import_module("common")
-    found = pkgutil.walk_packages(package.__path__, prefix="common.")
+    found = pkgutil.walk_packages(importlib.import_module("common").__path__, prefix="common.")
     return sorted(m.name for m in found if m.name not in REEXPORTS)
 
 
