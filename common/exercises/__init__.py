@@ -295,8 +295,7 @@ def a100_peak_edit_answer(new_peak: float = 1979e12) -> Answer:
         f"of bandwidth against the A100's {fmt_bw(start.mem_bw)}."
         if same_bw
         else "Your table moved the A100's bandwidth as well: it "
-        f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has "
-        f"{fmt_bw(h100.mem_bw)}.",
+        f"{rose(start.mem_bw, chip.mem_bw, fmt_bw)}; a real {h100.name} has {fmt_bw(h100.mem_bw)}.",
     )
     values = {"ridge_before": r0, "ridge_after": r1, "before": c0, "after": c1}
     values |= {"flipped": [n for n, _ in flipped], "already": already}
@@ -426,9 +425,8 @@ def gqa_decode_answer() -> Answer:
     steps = (
         "At decode each sequence reads its whole K and V cache once per layer and uses "
         "each cached element in one dot product per query head that shares it.",
-        f"With {h} query heads of size {dh} and {n:,} tokens of context, "
-        "each KV head serves its share of query heads, so I is that share, H_q / H_kv "
-        "(table); the context length cancels.",
+        f"With {h} query heads of size {dh} and {n:,} tokens of context, each KV head serves its "
+        "share of query heads, so I is that share, H_q / H_kv (table); the context length cancels.",
         (
             f"Even MQA stays below the H100's bf16 ridge of {_f1(ridge)} FLOP/byte: decode "
             "attention is memory-bound"
@@ -714,10 +712,9 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
     if len(sides) == 1:  # the claim 'at every context' only when every context says so
         where = f"{sides.pop()} at every context"
     steps = (
-        f"A decode step of {m.name} reads every weight once, {fmt_bytes(weights)}, and the "
-        f"whole KV cache, {fmt_bytes(per_token)} a token of context. Its intensity is at most "
-        f"{most:.2f} FLOP/byte against a ridge of {_f1(calib.ridge)} on {calib.source}: the "
-        f"step is {where}"
+        f"A decode step of {m.name} reads every weight once, {fmt_bytes(weights)}, and the whole "
+        f"KV cache, {fmt_bytes(per_token)} a token of context. Its intensity is at most {most:.2f} "
+        f"FLOP/byte against a ridge of {_f1(calib.ridge)} on {calib.source}: the step is {where}"
         + (", so its bound is bytes / bandwidth (table)." if most < calib.ridge else " (table)."),
         f"From {contexts[0]:,} to {contexts[-1]:,} tokens the step's time bound "
         f"{rose(first['seconds'], last['seconds'], fmt_time)}: linear in S, with an "
@@ -819,8 +816,7 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
     per_m = serving.cost_per_million((prompt + output) / gpu_s, price)
     steps = (
         f"Prefill: {prompt:,} tokens / {fleet.prefill_per_node:,.0f} tokens/s a node = "
-        f"{t_p:.3f} node-s; decode: {output:,} / {fleet.decode_per_node:,.0f} = {t_d:.4f} "
-        f"node-s.",
+        f"{t_p:.3f} node-s; decode: {output:,} / {fleet.decode_per_node:,.0f} = {t_d:.4f} node-s.",
         f"The pools keep pace at P / D = t_p / t_d = {pd:.2f} prefill nodes per decode node, "
         f"{claims.than(pd / day)} the {day:.2f} of DeepSeek's published day.",
         f"A thousand requests: 1,000 x ({t_p:.3f} + {t_d:.4f}) node-s x "

@@ -92,10 +92,9 @@ def ledger_caption(
         b, total = over[0], f"{at[over[0]].total / GIB:.2f}"
         first = say("the first bar over it is batch {batch} ({total} GiB)", batch=b, total=total)
     caption = say(
-        "Left: the four terms of the {model} model in unchunked prefill at {rate} "
-        "overhead. Look at the weights, {weights} GiB at every batch, "
-        "while the KV cache and activations grow with every sequence; against the "
-        "{budget} GiB budget (dashed) {first}.",
+        "Left: the four terms of the {model} model in unchunked prefill at {rate} overhead. Look "
+        "at the weights, {weights} GiB at every batch, while the KV cache and activations grow "
+        "with every sequence; against the {budget} GiB budget (dashed) {first}.",
         model=spec.name,
         rate=f"{rate:.0%}",
         weights=f"{at[batches[0]].weights / GIB:.1f}",

@@ -279,11 +279,10 @@ def moe_png(
     """The saved tokens/s per GPU figure, with what to look at."""
     moe, twin = (x.batch / x.time for x in pair)
     caption = say(
-        "Decode tokens/s per GPU against batch for {model} and its dense twin of the "
-        "same active size on the {chip} ({dtype}, context {context}). Look "
-        "at the gap between the solid lines: at batch {batch} the twin serves "
-        "{ratio} the mixture's tokens, since the mixture reads more experts than "
-        "one token uses until its experts turn compute-bound ({knee}){dashed}",
+        "Decode tokens/s per GPU against batch for {model} and its dense twin of the same active "
+        "size on the {chip} ({dtype}, context {context}). Look at the gap between the solid lines: "
+        "at batch {batch} the twin serves {ratio} the mixture's tokens, since the mixture reads "
+        "more experts than one token uses until its experts turn compute-bound ({knee}){dashed}",
         model=s.model.name,
         chip=s.chip.name,
         dtype=s.precision,
