@@ -118,10 +118,9 @@ def main() -> int:
         f"reference (best of {REFERENCE_REPEAT}, {REFERENCE_BYTES // 2**20} MiB): "
         f"median {ref_median / 1e9:.2f} GB/s, range {min(refs) / 1e9:.2f}-{max(refs) / 1e9:.2f}"
     )
-    print(f"calibrated bandwidth: median {bw_median / 1e9:.2f} GB/s, "
-          f"{bw_error:+.1%} from the reference median "
-          f"({'ok' if abs(bw_error) <= BANDWIDTH_TOLERANCE else 'OUTSIDE'} "
-          f"the {BANDWIDTH_TOLERANCE:.0%} tolerance)")  # fmt: skip
+    print(f"calibrated bandwidth: median {bw_median / 1e9:.2f} GB/s, {bw_error:+.1%} from the "
+          f"reference median ({'ok' if abs(bw_error) <= BANDWIDTH_TOLERANCE else 'OUTSIDE'} the "
+          f"{BANDWIDTH_TOLERANCE:.0%} tolerance)")  # fmt: skip
     print(f"ridge point over {len(ridges)} runs: {min(ridges):.2f}-{max(ridges):.2f} FLOP/B, "
           f"spread (max-min)/median {ridge_spread:.1%} "
           f"({'ok' if ridge_spread <= RIDGE_SPREAD_LIMIT else 'OVER'} the "

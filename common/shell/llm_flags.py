@@ -145,7 +145,6 @@ def parse_serving_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chi
         parser.error(f"argument --chip: {chip.name} has no 'bf16' peak, the precision this "
                      "lecture computes in; add one to common/hw_specs.py")  # fmt: skip
     if args.budget <= args.batch or args.budget > window:
-        parser.error(f"--budget {args.budget} must exceed --batch {args.batch} (the decode "
-                     f"tokens of a step) and stay within {model.name}'s window of "
-                     f"{window}")  # fmt: skip
+        parser.error(f"--budget {args.budget} must exceed --batch {args.batch} (the decode tokens "
+                     f"of a step) and stay within {model.name}'s window of {window}")  # fmt: skip
     return args, model, chip
