@@ -34,13 +34,12 @@ VIDUR_ALLREDUCE_H100 = (
     f"over the 9 rows nearest that size, as for the A100 curve; {CHECKED}"
 )
 VLLM_RFC_6854 = (
-    "vllm-project/vllm issue #6854, '[RFC]: Multi-Step Scheduling' (2024-07-26): profile of "
-    "vLLM's OpenAI server before multi-step scheduling (v0.5.x, Meta-Llama-3-8B, 1 GPU): "
-    "'each highlighted redbox is about 4ms of GPU bubble ... this overhead is incurred on "
-    "every decode' (CPU scheduling, input preparation, output processing), and 'with "
-    "multi-step-8, the 4ms only needs to be incurred once for every 8 decode' steps: the "
-    "engine class is vLLM from v0.6 on (multi-step, then asynchronous scheduling), 4 ms / 8 "
-    f"per step; {CHECKED}"
+    "vllm-project/vllm issue #6854, '[RFC]: Multi-Step Scheduling' (2024-07-26): profile of vLLM's "
+    "OpenAI server before multi-step scheduling (v0.5.x, Meta-Llama-3-8B, 1 GPU): 'each "
+    "highlighted redbox is about 4ms of GPU bubble ... this overhead is incurred on every decode' "
+    "(CPU scheduling, input preparation, output processing), and 'with multi-step-8, the 4ms only "
+    "needs to be incurred once for every 8 decode' steps: the engine class is vLLM from v0.6 on "
+    f"(multi-step, then asynchronous scheduling), 4 ms / 8 per step; {CHECKED}"
 )
 VLLM_PR_1440 = (
     "vllm-project/vllm pull request #1440, 'CUDA graph for Llama' (2023-10-20): Llama-2-7B, "

@@ -29,10 +29,9 @@ KIPPLY = (
 )
 LLM_ANALYSIS_FT = (
     f"{KIPPLY}: FasterTransformer, 13B, 512-token context, batch 1, 10 generated tokens, A100 "
-    "40GB; benchmark output '283.60 ms (context time: 63.17 ms)' on 1 GPU and '180.86 ms "
-    "(context time: 45.45 ms)' on 2, decode 'empirical result' 22.0 ms and 13.5 ms; also "
-    "tabulated in cli99/llm-analysis examples/fastertransformer/README.md (commit d841e40); "
-    f"{CHECKED}"
+    "40GB; benchmark output '283.60 ms (context time: 63.17 ms)' on 1 GPU and '180.86 ms (context "
+    "time: 45.45 ms)' on 2, decode 'empirical result' 22.0 ms and 13.5 ms; also tabulated in "
+    f"cli99/llm-analysis examples/fastertransformer/README.md (commit d841e40); {CHECKED}"
 )
 KIPPLY_PROFILE = f"{KIPPLY}: figures read from the author's profiles; {CHECKED}"
 LLM_ANALYSIS_13B_CONFIG = (
@@ -77,10 +76,9 @@ GPT_FAST = (
     "generate.py (commit 0055c42): tokens/s over the 200 it generates; checked 2026-12-06"
 )
 TRT_LLM_V061_H100 = (
-    f"{TRT_PAGE}, data of TensorRT-LLM v0.6.1, 'Peak Throughput', table 'H100 GPUs (FP8)', "
-    "column 'Throughput (out tok/s/GPU)' at the stated batch, TP, input and output lengths; "
-    "time of the batch = batch x output length / (throughput x GPUs); FP8 weights and KV cache; "
-    f"{CHECKED}"
+    f"{TRT_PAGE}, data of TensorRT-LLM v0.6.1, 'Peak Throughput', table 'H100 GPUs (FP8)', column "
+    "'Throughput (out tok/s/GPU)' at the stated batch, TP, input and output lengths; time of the "
+    f"batch = batch x output length / (throughput x GPUs); FP8 weights and KV cache; {CHECKED}"
 )
 TRT_LLM_V061_A100 = (
     f"{TRT_PAGE}, data of TensorRT-LLM v0.6.1, 'Peak Throughput', table 'A100 GPUs (FP16)', "
