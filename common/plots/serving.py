@@ -31,10 +31,8 @@ def cost_figure(
         ys = [usd for _, usd in curve.points]
         ax.plot(xs, ys, color=color, linewidth=2, label=curve.label)
         ax.plot(xs[-1:], ys[-1:], marker="s", color=color, markersize=6, zorder=5)
-        ax.annotate(
-            f"wall {xs[-1]:,}", (xs[-1], ys[-1]), textcoords="offset points", xytext=(4, 6),
-            fontsize=8.5, color=color,
-        )  # fmt: skip
+        ax.annotate(f"wall {xs[-1]:,}", (xs[-1], ys[-1]), textcoords="offset points",
+                    xytext=(4, 6), fontsize=8.5, color=color)  # fmt: skip
     ax.axvline(batch, color=NEUTRAL_COLOR, linewidth=1, linestyle="--", label=f"batch {batch:,}")
     ax.xaxis.set_major_formatter(lambda x, _: _plain(x))  # plain numbers, never 1e+06
     ax.yaxis.set_major_formatter(lambda y, _: f"${_plain(y)}")  # $0.00001, not $1e-05

@@ -181,12 +181,8 @@ def add_png_flags(parser: Parser) -> Parser:
 
 def add_outdir_flag(parser: argparse.ArgumentParser, what: str = "folder for PNG figures") -> None:
     """--outdir DIR: where PNG figures go."""
-    parser.add_argument("--outdir",
-                        type=path_text,
-                        action=_StoreGiven,
-                        default=FIGURES_DIR,
-                        metavar="DIR",
-                        help=f"{what} (default: {FIGURES_DIR})")  # fmt: skip
+    parser.add_argument("--outdir", type=path_text, action=_StoreGiven, default=FIGURES_DIR,
+                        metavar="DIR", help=f"{what} (default: {FIGURES_DIR})")  # fmt: skip
 
 
 def png_parser(doc: str | None) -> LectureParser:
