@@ -76,8 +76,7 @@ runner_chips = {s: a["chip"] for s, a in _about.items() if "chip" in a}
 runner_exercises = (
     "a100-peak-edit", "v5e-int8", "v5e-int8-weights", "per-example-matrices", "h200-vs-h100",
     "gqa-decode", "bandwidth-2x", "sharded-matmul", "tiled-compute-bound", "tiled-head-dim",
-    "prefill-efficiency", "moe-critical-batch",
-)  # fmt: skip
+    "prefill-efficiency", "moe-critical-batch")  # fmt: skip
 
 # -- Autodoc (the API page) ------------------------------------------------------
 autodoc_member_order = "bysource"

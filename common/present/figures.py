@@ -22,8 +22,7 @@ def roofline_caption(peak: float, beta: float, points: Sequence[Point]) -> str:
     roofs = say("The sloped line is the measured bandwidth roof β = {beta}, the flat one the "
                 "measured compute roof P = {peak}; they meet at the ridge point "
                 "I* = P/β = {ridge} FLOP/byte (dashed).",
-                beta=fmt_bw(beta),
-                peak=fmt_rate(peak),
+                beta=fmt_bw(beta), peak=fmt_rate(peak),
                 ridge=f"{ridge_point(peak, beta):.2f}")  # fmt: skip
     if not points:
         return say(
@@ -70,8 +69,7 @@ def sweep_caption(rows: Sequence[Mapping[str, Any]], crossing: tuple[Any, Any] |
         )
     if flagged := [str(r["B"]) for r in rows if r.get("anomaly")]:
         caption = say("{caption} Circled: B = {flagged}, which break a rule no roofline can break.",
-                      caption=caption,
-                      flagged=", ".join(flagged))  # fmt: skip
+                      caption=caption, flagged=", ".join(flagged))  # fmt: skip
     return caption
 
 
@@ -103,8 +101,7 @@ def ledger_caption(
     )
     if rescued:
         caption = say("{caption} Right: at {rate} overhead batch {batches} fits as well.",
-                      caption=caption,
-                      rate=f"{low_rate:.0%}",
+                      caption=caption, rate=f"{low_rate:.0%}",
                       batches=", ".join(map(str, rescued)))  # fmt: skip
     return say("{caption} Hatched bars are over the budget.", caption=caption)
 
