@@ -102,8 +102,7 @@ def _half_digit(number: str) -> float:
 
 
 def test_every_operation_is_printed_and_saved_against_the_roofs(run: Run) -> None:
-    saved = [r["name"] for r in run.probe["operations"]]
-    assert saved == OPERATIONS
+    assert [r["name"] for r in run.probe["operations"]] == OPERATIONS
     ledger = [r["operation"] for r in run.table("The ledger: what each operation must do")]
     timing = [r["operation"] for r in run.table(TIMING_TABLE)]
     assert ledger == OPERATIONS and timing == OPERATIONS
@@ -159,8 +158,7 @@ def test_working_sets_are_sized_within_the_budget(run: Run) -> None:
     assert add["bytes"] / add["t_meas_s"] <= calib["bandwidth_bytes_per_s"] * (1 + 1e-12)
     assert square["flops"] / square["t_meas_s"] <= calib["matmul_flops_per_s"] * (1 + 1e-12)
     assert isinstance(calib["busy"], bool) and isinstance(calib["busy_reasons"], list)
-    said = "This run was on a busy machine" in run.out
-    assert said == calib["busy"]
+    assert ("This run was on a busy machine" in run.out) == calib["busy"]
 
 
 def test_same_flops_section_and_the_results_file(run: Run) -> None:

@@ -130,8 +130,7 @@ def attention_memory_text(nbytes: float) -> str:
 
 
 def test_results_section_and_figures(quick_run: dict) -> None:
-    doc = json.loads(Path(quick_run["results"]).read_text())
-    section = doc["attention"]
+    section = json.loads(Path(quick_run["results"]).read_text())["attention"]
     assert section["quick"] is True and section["threads"] == 1
     assert [s["n"] for s in section["sequence"]] == [256, 512, 1024]
     for s in section["sequence"]:

@@ -161,8 +161,7 @@ def test_published_requests_sections_and_sources(out) -> None:
         within = sum(e <= 20 for e in errs)
         said = f"{role.capitalize()} ({n} cases): the forecast's median absolute error is "
         assert said in flat
-        got = float(flat.split(said)[1].split("%")[0])
-        assert got == pytest.approx(median, abs=0.11)
+        assert float(flat.split(said)[1].split("%")[0]) == pytest.approx(median, abs=0.11)
         assert f"{within} of the {n} within 20%" in flat or f"all {n} within 20%" in flat
     for heading in ("two sets of roofs", "Where the time goes", "bf16 matmul on", "Utilisation"):
         assert heading in out

@@ -76,8 +76,7 @@ def test_compute_roof_and_the_raise() -> None:
     assert "raised" not in roof(1.002e10, 1.004e10)
     n128 = {"side": 128, "bytes": 192 * KIB, "flops_per_s": 1.5e10}
     n64 = {"side": 64, "bytes": 48 * KIB, "flops_per_s": 1.2e10}
-    text = roof(1e10, 2e10, [n128, n256, n64])
-    assert "the n=256 matmul ran faster than the calibration" in text
+    assert "the n=256 matmul ran faster than the calibration" in roof(1e10, 2e10, [n128, n256, n64])
 
 
 def test_call_cost_table_and_the_second_measurement() -> None:
@@ -113,8 +112,7 @@ def test_plateau_table_compares_with_dram() -> None:
     ]  # fmt: skip
     assert rows[1] == ["L3", "-", "-", "0", "-", "no point inside", "-", "-"]
     assert rows[2][2] == "420 MiB - 600 MiB"  # clipped to the sweep
-    no_dram = table(page.plateau_tables(plateaus([L1, L2]))).rows
-    assert no_dram[0][7] == "-"
+    assert table(page.plateau_tables(plateaus([L1, L2]))).rows[0][7] == "-"
 
 
 def test_detected_table_or_its_absence() -> None:
@@ -319,8 +317,7 @@ def plateau_lists(draw: st.DrawFn) -> list[Plateau]:
 @given(plateau_lists())
 def test_plateau_sentences_hold_for_drawn_bandwidths(found: list[Plateau]) -> None:
     items = page.plateau_observations(plateaus(found)).items
-    text = " ".join(items)
-    assert not contradictions(text)
+    assert not contradictions(" ".join(items))
     for inner, outer in itertools.pairwise(found):
         x = inner.bytes_per_s / outer.bytes_per_s
         said = next(
@@ -338,8 +335,7 @@ def test_plateau_sentences_hold_for_drawn_bandwidths(found: list[Plateau]) -> No
 def test_thread_sentences_hold_for_drawn_bandwidths(
     one: float, every, sweep_bw: float, n: int
 ) -> None:
-    record = threads(one, every, n, sweep_bw)
-    text = " ".join(page.threads_observations(record).items)
+    text = " ".join(page.threads_observations(threads(one, every, n, sweep_bw)).items)
     assert not contradictions(text)
     if every:
         assert ("no real gain" in text) == (every < 1.1 * one)
@@ -417,8 +413,7 @@ def test_the_sweep_marks_the_first_size_of_each_level_for_a_phone() -> None:
     swept = table(sweep(points, shares, seconds=1.0, after=costs, used=costs))
     assert [row[1] for row in swept.rows] == ["L1", "L1", "L2", "L2", "DRAM", "DRAM"]
     assert swept.keep == {0, 2, 4}
-    html = swept._repr_html_()
-    assert html.count('<tr class="rl-keep">') == 3
+    assert swept._repr_html_().count('<tr class="rl-keep">') == 3
     # without cache sizes every row is '-': no level begins, nothing is marked
     blind = table(sweep(points, shares, [], seconds=1.0, after=costs, used=costs))
     assert blind.keep == frozenset()

@@ -191,8 +191,7 @@ def test_ledger_and_timing_tables() -> None:
     assert timing.rows[0][4:] == ["60.0 ms", "75.0 ms", "80%", "1.3 GFLOP/s"]
     assert timing.rows[1][6] == "above roof (see note)"
     assert group.items[2] is STAMP
-    notes = page.timing_table([ADD, FAST, FAST], STAMP, LLC, 1).items[3:]
-    lines = [str(n) for n in notes]
+    lines = [str(n) for n in page.timing_table([ADD, FAST, FAST], STAMP, LLC, 1).items[3:]]
     assert len(lines) == 2 and lines[0].startswith("\nnote: fast add ran at 200% of its bound,")
     assert lines[1].startswith("note: fast add ran at 200% of its bound, which the roofline")
     assert "Likely reasons: " in lines[1]

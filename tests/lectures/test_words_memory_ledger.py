@@ -145,8 +145,7 @@ def setup(llc: float, copies: int = 1, note: str | None = None) -> Setup:
 
 
 def test_sweep_facts_and_the_cache_note() -> None:
-    group = page.sweep_facts(setup(48 * MIB))
-    lines = str(group).splitlines()
+    lines = str(page.sweep_facts(setup(48 * MIB))).splitlines()
     assert lines[1] == "Batch sweep: Y[B, K] = X[B, K] @ W[K, K], fp32"
     assert lines[4] == "roofs:         P = 100.0 GFLOP/s, beta = 20.00 GB/s, I* = 5.00 FLOP/B"
     assert lines[5] == "weight matrix: [4096, 4096] fp32 = 64 MiB (last-level cache: 48 MiB)"
@@ -161,8 +160,7 @@ def test_sweep_facts_and_the_cache_note() -> None:
     assert same == "roofs: the calibration's; no batch ran faster than either roof"
     up = str(page.raised_line(1e11, 2e10, 1e11, 4e10))
     assert "beta from 20.00 GB/s to 40.00 GB/s" in up and "P from" not in up
-    both = str(page.raised_line(1e11, 2e10, 2e11, 4e10))
-    assert "P from 100.0 GFLOP/s to 200.0 GFLOP/s" in both
+    assert "P from 100.0 GFLOP/s to 200.0 GFLOP/s" in str(page.raised_line(1e11, 2e10, 2e11, 4e10))
     one = Setup("x", 1.0, 1.0, 1.0, 8, 256.0, None)
     assert (one.copies, one.cache_note) == (1, None)  # one W, no note unless given
 
@@ -220,8 +218,7 @@ def test_sweep_table_lines_and_observations() -> None:
     pair = [Anomaly(2, "slower_than_larger", 4), Anomaly(1, "slower_than_larger", 4)]
     took = [line[:13] for line in sweep_said(slow_one, pair) if line.startswith("B = ")]
     assert took == ["B = 1 took 5.", "B = 2 took 5."]
-    quiet = sweep_said(ROWS[:1])
-    assert quiet[1].startswith("No batch size broke the two rules by more than 10%")
+    assert sweep_said(ROWS[:1])[1].startswith("No batch size broke the two rules by more than 10%")
     # B = 1 memory-bound, predicted 5 ms, measured 4 ms: 125% of the bound
     fast = [{**ROWS[0], "t_pred_s": 0.005}]
     assert sweep_said(fast)[1] == (
@@ -316,5 +313,4 @@ def test_sweep_claims_hold(latencies: list[float], bounds: list[float], ridge: f
     if crossing:
         before, first = (rows[[1, 2, 4, 8].index(int(x))] for x in crossing.groups())
         assert (before["bound"], first["bound"]) == ("memory", "compute")
-    table_text = str(page.sweep_table(sweep(rows, cross, ridge, 1.0)))
-    assert "None" not in table_text
+    assert "None" not in str(page.sweep_table(sweep(rows, cross, ridge, 1.0)))

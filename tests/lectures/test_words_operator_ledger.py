@@ -204,8 +204,7 @@ def test_attention_by_hand() -> None:
         "only to 1/1.5: the ideal kernel is compute-bound, so the compute roof caps the gain.",
     )
     rows = table(page.attention(Ledger(R, 2, (NAIVE, IDEAL)))).rows
-    bound = next(r for r in rows if r[0] == "bound")
-    assert bound == ["bound", "memory", "compute", ""]
+    assert next(r for r in rows if r[0] == "bound") == ["bound", "memory", "compute", ""]
     # 2e11 FLOP over 4e9 bytes = 50.0 FLOP/B against the naive 1e11 / 1.5e9 = 66.7
     more = Op("attention ideal", 2e11, 4e9, 50.0, "memory", 4e-3, (1.0, 1.5))
     said = page.attention(Ledger(R, 2, (NAIVE, more))).items[-1].items[0]

@@ -148,8 +148,7 @@ def test_flops_observations_by_hand() -> None:
         "MFU of the prompt pass: the ledger's 800.00 MFLOP for the prompt pass alone in 10.0 ms "
         "is 80.0 GFLOP/s, 40.0% of the matmul roof."
     )
-    fewer = dataclasses.replace(f, profiler_mm_flops=5e8)
-    said = page.flops_observations(fewer).items[1]
+    said = page.flops_observations(dataclasses.replace(f, profiler_mm_flops=5e8)).items[1]
     assert "500.00 MFLOP, 1/2.00 as much as the ledger's 1.00 GFLOP" in said
 
 

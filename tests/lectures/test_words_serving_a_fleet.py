@@ -107,8 +107,7 @@ def test_mtp_by_hand() -> None:
     assert "even a = 1 gives only x1.97, short of the published x1.8" in mtp(implied=None)[1]
     assert "speed-up" in mtp()[-1]  # the last line names the figure the model is built from
     dense = cost("D", 0, ((1, 2.0), (64, 0.1)))
-    heading = page.cost_section(setup(), [dense, dense]).items[0]
-    assert "$2 per GPU-hour on Hop" in heading.title
+    assert "$2 per GPU-hour on Hop" in page.cost_section(setup(), [dense, dense]).items[0].title
 
 
 def test_fleet_by_hand() -> None:
