@@ -272,8 +272,7 @@ def test_expected_distinct_experts_by_hand_and_by_enumeration() -> None:
     with pytest.raises(ValueError, match="'mlp_only_layers' must be a list of layer indices"):
         model_from_config({**config, "mlp_only_layers": [4]})
     assert tf.kv_cache_elements(DEEPSEEK_V3, 1000) == 1000 * 61 * 576
-    ledger = tf.model_memory_ledger(DEEPSEEK_V3, 2, 1000)
-    assert ledger.kv_cache == 2 * 1000 * 61 * 576 * 2
+    assert tf.model_memory_ledger(DEEPSEEK_V3, 2, 1000).kv_cache == 2 * 1000 * 61 * 576 * 2
     # gpt_oss tiny: one sliding layer (window 4) and one full; 1 KV head of 4: K and V 8.
     gpt = model_from_config(TINY["gpt_oss"][0])
     assert tf.kv_cache_elements(gpt, 20) == (4 + 20) * 8
@@ -320,7 +319,6 @@ def test_a_gated_deltanet_layer_keeps_a_state_not_a_cache() -> None:
 
 @pytest.mark.parametrize(("T", "S", "W"), [(1, 1, 3), (1, 9, 3), (9, 9, 3), (4, 9, 3), (5, 5, 8)])
 def test_windowed_causal_pairs_by_brute_force(T: int, S: int, W: int) -> None:
-    loop = sum(min(p + 1, W) for p in range(S - T, S))
-    assert tf.causal_pairs(T, S, W) == loop
+    assert tf.causal_pairs(T, S, W) == sum(min(p + 1, W) for p in range(S - T, S))
     assert tf.causal_pairs(T, S) == sum(p + 1 for p in range(S - T, S))
     assert isinstance(tf.causal_pairs(T, S), int)

@@ -560,8 +560,7 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
     # the verify pass: K + 1 tokens a sequence, at the mean cache prompt + n // 2 (at least
     # 1), plus the K drafted
     ctx = prompt + max(1, new_tokens // 2)
-    verify = bound(tf.verify_ledger(TINY, 2, K + 1, ctx + K, dt))
-    assert got.verify_step_s == pytest.approx(verify)
+    assert got.verify_step_s == pytest.approx(bound(tf.verify_ledger(TINY, 2, K + 1, ctx + K, dt)))
     e = (1 - a ** (K + 1)) / (1 - a)  # 2.952 tokens a verify step
     assert got.tokens_per_step == pytest.approx(2.952)
     steps = (new_tokens - 1) / e * (K * got.draft_step_s + got.verify_step_s)

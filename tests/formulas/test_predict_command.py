@@ -262,8 +262,7 @@ def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None
     monkeypatch.setattr("sys.argv", ["common.predict", "--model", "llama-2-7b", "--chip", "tpu-v5e",
                                      "--json"])  # fmt: skip
     assert cmd.main() == 0
-    out = capsys.readouterr().out
-    assert out.startswith('{\n "model": "Llama-2-7B",\n "chip": "TPU v5e",\n')
+    assert capsys.readouterr().out.startswith('{\n "model": "Llama-2-7B",\n "chip": "TPU v5e",\n')
     monkeypatch.setattr(
         "sys.argv", ["common.predict", "--model", "llama-2-7b", "--chip", "tpu-v5e"]
     )

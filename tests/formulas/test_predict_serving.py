@@ -25,8 +25,7 @@ def run(tmp_path: Path, capsys, config: dict, *flags: str, draft: dict | None = 
     if draft is not None:
         (tmp_path / "draft.json").write_text(json.dumps(draft))
         extra = ["--draft-config", str(tmp_path / "draft.json")]
-    argv = ["--config", str(path), "--json", "--engine", "trtllm", *flags, *extra]
-    assert cmd.main(argv) == 0
+    assert cmd.main(["--config", str(path), "--json", "--engine", "trtllm", *flags, *extra]) == 0
     return json.loads(capsys.readouterr().out)
 
 
@@ -192,8 +191,7 @@ def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys
                for line in lines)  # fmt: skip
     ep = ["--ep", "2", "--batch", "2", "--prompt", "4", "--new-tokens", "2"]
     assert cmd.main(["--config", str(tmp_path / "mixtral.json"), "--engine", "trtllm", *ep]) == 0
-    out = capsys.readouterr().out
-    assert "(2 x 2 tokens over the request's time on 2 GPUs)" in out
+    assert "(2 x 2 tokens over the request's time on 2 GPUs)" in capsys.readouterr().out
     parser = cmd.make_parser()
     # the docstring's reST quotes stay out of the terminal
     assert parser.description.startswith("python3 -m common.predict: predict a model's")

@@ -130,8 +130,7 @@ def test_gqa_and_weight_only_quantization_fit_more_sequences() -> None:
     tps = [t for _, t in curve]
     assert all(b > a for a, b in itertools.pairwise(tps))
     # Never above bandwidth / KV bytes per sequence per step.
-    ceiling = H100.mem_bw / (tf.kv_cache_bytes_per_token(LLAMA_3_8B, 2) * 4096)
-    assert max(tps) < ceiling
+    assert max(tps) < H100.mem_bw / (tf.kv_cache_bytes_per_token(LLAMA_3_8B, 2) * 4096)
 
 
 @pytest.mark.parametrize("m", ALL_MODELS, ids=ids)
@@ -142,8 +141,7 @@ def test_decode_flops_per_token(m: Model, context: int, batch: int) -> None:
     # plus 4 L Hq dh S for Q K^T and P V over the context.
     n_matmul = EXACT_PARAMS[m.key] - m.vocab_size * m.d_model
     expected = 2 * n_matmul + 4 * m.n_layers * m.n_heads * m.d_head * context
-    per_token = tf.decode_ledger(m, batch, context).flops / batch
-    assert per_token == pytest.approx(expected, rel=0.01)
+    assert tf.decode_ledger(m, batch, context).flops / batch == pytest.approx(expected, rel=0.01)
 
 
 def test_prefill_counts_the_causal_half() -> None:

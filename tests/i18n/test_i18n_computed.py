@@ -191,8 +191,7 @@ KEPT_RUNS = re.compile(r"\bet al\b")
 
 
 def test_the_scans_find_pages_with_phrases_and_english_runs_but_not_code_or_math() -> None:
-    text = "这个运算是 memory bound here，见 ``x``。"
-    assert ENGLISH_RUN.findall(text) == ["memory bound here"]
+    assert ENGLISH_RUN.findall("这个运算是 memory bound here，见 ``x``。") == ["memory bound here"]
     assert not ENGLISH_RUN.findall("带宽受限，A100 SXM 上 1.5 TB/s")
     # the scan finds the pages with phrases
     names = {page for page, _ in PAGES}
@@ -273,8 +272,7 @@ def _caption_project(tmp_path: Path, caption: str, tree: object) -> Path:
     images.mkdir(parents=True)
     (images / "fig.png").write_bytes(PNG_1PX)
     sidecar = docs_hooks.caption_file(images / "fig.png")
-    record = {"caption": tree, "name": "09_roofline.png"}
-    sidecar.write_text(json.dumps(record), encoding="utf-8")
+    sidecar.write_text(json.dumps({"caption": tree, "name": "09_roofline.png"}), encoding="utf-8")
     return src
 
 

@@ -198,8 +198,7 @@ def test_house_style_figure_log_range_and_atomic_saves(tmp_path) -> None:
     png = (tmp_path / "f.png").read_bytes()
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
     assert path == str(tmp_path / "f.png") and (width, height) == (1080, 675)  # 7.2 x 150 dpi
-    xs = style.log_range(0.01, 100.0, 5)
-    assert xs == pytest.approx([0.01, 0.1, 1.0, 10.0, 100.0])
+    assert style.log_range(0.01, 100.0, 5) == pytest.approx([0.01, 0.1, 1.0, 10.0, 100.0])
     assert len(style.log_range(1.0, 2.0)) == 400
     assert style.log_range(1.0, 1000.0, 4) == pytest.approx([1.0, 10.0, 100.0, 1000.0])
     assert style.matplotlib_available()

@@ -123,8 +123,7 @@ def test_random_values_print_in_their_unit_at_their_digits() -> None:
         assert float(number) * scales[unit] == pytest.approx(t, rel=0.01)
         if unit != "s":
             assert 1 <= float(number) < 1000 or unit == "ns", fmt_time(t)
-        digits = len(re.sub(r"\D", "", number).lstrip("0"))
-        assert digits == 3, fmt_time(t)
+        assert len(re.sub(r"\D", "", number).lstrip("0")) == 3, fmt_time(t)
     rng = random.Random(7)
     for _ in range(300):
         t = 10 ** rng.uniform(-17, -8)
@@ -143,8 +142,7 @@ def test_formatters_reject_non_finite(formatter, bad) -> None:
 
 
 def test_format_table_aligns_numbers_right_text_left_and_refuses_ragged_rows() -> None:
-    text = format_table(["chip", "ridge"], [["H100 SXM", "295"], ["TPU v5e", "1875"]])
-    lines = text.splitlines()
+    lines = format_table(["chip", "ridge"], [["H100 SXM", "295"], ["TPU v5e", "1875"]]).splitlines()
     assert lines[0] == "chip      ridge"
     assert lines[1] == "--------  -----"
     assert lines[2] == "H100 SXM    295"

@@ -21,8 +21,7 @@ def test_each_object_as_terminal_text(capsys, monkeypatch) -> None:
         *["Ridges", "chip  ridge", "----  -----", "A100  200.6", "H100  295.2", ""],
         *["What to observe:", "  1. First point, code.", "  2. Second point."],
     ]
-    heading = display.Heading("3. Prefill on ``H100``")
-    assert str(heading) == "\n3. Prefill on H100\n" + "=" * 20
+    assert str(display.Heading("3. Prefill on ``H100``")) == "\n3. Prefill on H100\n" + "=" * 20
     assert str(display.Heading("Summary", page="")) == "\nSummary\n" + "=" * 20
     assert str(display.Preformatted("a  |\n<b>|")) == "a  |\n<b>|"  # keeps its columns
     # a figure's line names its path (outside the repository: as given); its caption

@@ -51,8 +51,7 @@ def test_the_table_has_exactly_the_reference_chips() -> None:
     assert hw_specs.bandwidth(1.0, "s", True, "n") == hw_specs.Figure(1.0, "B/s", "s", True, "n")
     assert flops(2.0, "s") == hw_specs.Figure(2.0, "FLOP/s", "s", False, "")
     assert flops(2.0, "s", True, "dense") == hw_specs.Figure(2.0, "FLOP/s", "s", True, "dense")
-    link_less = dataclasses.replace(H100, link_name="")
-    assert "link" in [label for label, _ in link_less.figures()][-2:]
+    assert "link" in [label for label, _ in dataclasses.replace(H100, link_name="").figures()][-2:]
     assert hw_specs.Figure(1.0, "B", "a source").estimate is False  # a figure is measured
     assert_frozen(H100.mem_bw_figure, H100)
     assert dataclasses.replace(H100, key="another key") == H100  # the key is only a handle
@@ -77,8 +76,7 @@ def test_every_figure_value_unit_estimate_flag_and_source(key: str) -> None:
     assert got == want
     assert chip.mem_bw == want["memory bandwidth"][0]
     assert chip.mem_capacity == want["memory capacity"][0]
-    link = next(v for label, v in want.items() if label.startswith("link"))
-    assert chip.link_bw == link[0]
+    assert chip.link_bw == next(v for label, v in want.items() if label.startswith("link"))[0]
     peaks = {label.removeprefix("peak "): v[0] for label, v in want.items() if "peak" in label}
     assert chip.precisions == tuple(peaks)
     for precision, peak in peaks.items():
@@ -98,8 +96,7 @@ def test_every_figure_value_unit_estimate_flag_and_source(key: str) -> None:
             assert "Tuning Guide" in figure.source and "Shared Memory" in figure.source
         else:
             assert any(n in figure.source for n in names.get(chip.key, (chip.key.upper(),)))
-    labels = [label for label, _ in chip.figures()]
-    assert f"link ({chip.link_name})" in labels[-2:]
+    assert f"link ({chip.link_name})" in [label for label, _ in chip.figures()][-2:]
 
 
 @pytest.mark.parametrize(("chip", "precision", "shown", "digits"), [

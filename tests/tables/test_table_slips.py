@@ -321,8 +321,7 @@ def test_a_name_a_table_lost_names_the_line_that_imports_or_reads_it(
     def lookup(key: str) -> BaseException:
         return _raised_in("/x/common/exercises/fake.py", f"\nchips[{key!r}]\n", {"chips": {}})
 
-    kept = {k: c for k, c in hw_specs.CHIPS.items() if k != "h100"}
-    monkeypatch.setattr(hw_specs, "CHIPS", kept)
+    monkeypatch.setattr(hw_specs, "CHIPS", {k: c for k, c in hw_specs.CHIPS.items() if k != "h100"})
     said = slips.describe(lookup("h100"))  # shipped, now missing from the table
     assert said is not None and LOST_TAIL in said
     assert said.startswith("common/exercises/fake.py line 2: chip key 'h100' is not in common/")
