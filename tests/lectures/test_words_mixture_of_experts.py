@@ -12,14 +12,7 @@ from conftest import assert_sections, summary_value
 from edit_battery import contradictions
 from hypothesis import given, settings
 from present.fake_chips import chip, observed, prose, rows
-from strategies import (
-    SHIPPED,
-    moe_runs,
-    patched_hardware,
-    patched_models,
-    run_lecture,
-    unlinked,
-)
+from strategies import SHIPPED, moe_runs, patched_hardware, patched_models, run_lecture, unlinked
 
 from common.formulas.transformer import DTypes
 from common.tables.models import MIXTRAL_8X7B, MOE_MODELS

@@ -383,9 +383,7 @@ def test_a_chip_or_model_the_fleet_cannot_serve_is_one_line() -> None:
     # and it once stopped with a MissingFigureError traceback
     h100 = SHIPPED["h100"]
     fp8_only = dataclasses.replace(
-        h100,
-        peak_flops_table={"fp8": h100.peak_flops_table["fp8"]},
-        achievable_flops_table={},
+        h100, peak_flops_table={"fp8": h100.peak_flops_table["fp8"]}, achievable_flops_table={}
     )
     message = _refusal({"h100": fp8_only}, "--chip", "h100")
     assert "argument --chip: H100 SXM has no 'bf16' peak" in message, message
