@@ -196,13 +196,18 @@ def print_header(title: str) -> None:
     print(f"\n{title}\n" + "=" * min(max(len(title), 20), WIDTH))
 
 
+#: The space between a number and its unit ('448 µs', '8.03 G', '3.35 TB/s'), not a line break.
+_UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:[kKMGTPE]i?(?:B|FLOP|s)?|B|FLOP|s|[µnpm]s)\b)")
+
+
 def format_observations(items: Sequence[str], title: str = "What to observe") -> str:
     """Numbered, wrapped list of observations under a short title."""
     lines = [f"{title}:"]
     for i, item in enumerate(items, 1):
         prefix = f"  {i}. "
         indents = {"initial_indent": prefix, "subsequent_indent": " " * len(prefix)}
-        lines += textwrap.wrap(" ".join(item.split()), WIDTH, **indents)
+        glued = _UNIT_SPACE.sub("\xa0", " ".join(item.split()))  # wrapped, '448 µs' stays whole
+        lines += [line.replace("\xa0", " ") for line in textwrap.wrap(glued, WIDTH, **indents)]
     return "\n".join(lines)
 
 

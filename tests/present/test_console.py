@@ -178,6 +178,9 @@ def test_headers_tables_and_observations_fit_the_width_and_progress_is_quiet(cap
     lines = format_observations(["word " * 60], title="Notes").splitlines()
     assert lines[0] == "Notes:" and lines[1].startswith("  1. word")
     assert all(line.startswith("     word") and len(line) <= WIDTH for line in lines[2:])
+    # a number keeps its unit: 5 + 78 + len(" 4.48") = 88 fits the line, " ms" would not
+    lines = format_observations(["a" * 78 + " 4.48 ms and 8.03 G."]).splitlines()
+    assert lines[2:] == ["     4.48 ms and 8.03 G."]
     console.progress("working")  # silent when not a terminal
     console.progress_done()
     assert capsys.readouterr() == ("", "")
