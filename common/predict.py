@@ -158,8 +158,8 @@ def predict_request(args: Any) -> dict[str, Any]:
                          f"{model.name}'s window of {model.max_context:,}")  # fmt: skip
     if used > model.max_context:
         raise ValueError(
-            f"{args.prompt} prompt + {args.new_tokens} new tokens need {used} positions, past "
-            f"{model.name}'s window of {model.max_context} (max_position_embeddings)"
+            f"{args.prompt:,} prompt + {args.new_tokens:,} new tokens need {used:,} positions, "
+            f"past {model.name}'s window of {model.max_context:,} (max_position_embeddings)"
         )
     tp = 1 if args.ep else gpus  # expert-parallel: the rest runs data-parallel, unsplit
     if chip.node is not None and tp > chip.node:
