@@ -13,7 +13,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from common.present.console import WIDTH, _numeric_columns, format_observations, format_table
+from common.present.console import (
+    _UNIT_SPACE,
+    WIDTH,
+    _numeric_columns,
+    format_observations,
+    format_table,
+)
 from common.shell import sink
 from common.shell.paths import display_path
 
@@ -74,6 +80,11 @@ class Table:
         )
 
 
+#: A number with its unit ('4.48 ms', '3.35 TB/s,') in a span no line parts (course.css).
+_WITH_UNIT = re.compile(r"[\d.,]+" + _UNIT_SPACE.pattern + r"[^\s<]+")
+_NOBR = r'<span class="rl-nobr">\g<0></span>'
+
+
 class Observations:
     """What to observe: a titled list of sentences, each quoting computed numbers."""
 
@@ -85,7 +96,7 @@ class Observations:
         return "\n" + format_observations([_plain(i) for i in self.items], self.title)
 
     def _repr_html_(self) -> str:
-        items = "".join(f"<li>{_inline(i)}</li>" for i in self.items)
+        items = "".join(f"<li>{_WITH_UNIT.sub(_NOBR, _inline(i))}</li>" for i in self.items)
         return (f'<div class="rl-observations"><p class="rl-observations-title">'
                 f"{html.escape(self.title)}</p><ol>{items}</ol></div>")  # fmt: skip
 

@@ -50,6 +50,8 @@ def test_each_object_as_page_html(monkeypatch) -> None:
     items = display.Observations(["First point, ``code``.", "Second   point."])._repr_html_()
     assert "<ol><li>First point, <code>code</code>.</li><li>Second point.</li></ol>" in items
     assert "<pre" not in items
+    kept = display.Observations(["needs 4.48 ms at 3.35 TB/s, x1.02"])._repr_html_()  # no unit
+    assert '"rl-nobr">4.48 ms</span> at <span class="rl-nobr">3.35 TB/s,</span> x1' in kept
     heading = display.Heading("3. Prefill on ``H100``")._repr_html_()
     assert heading == '<p class="rl-heading">Prefill on <code>H100</code></p>'  # number dropped
     assert display.Heading("Summary", page="")._repr_html_() == ""  # off the page
