@@ -425,7 +425,8 @@ CHIPS: dict[str, Chip] = {
 }
 
 # Bytes per stored element. nvfp4 stores 4-bit values plus one 8-bit scale per
-# 16 values: (16 * 4 + 8) / 16 = 4.5 bits = 0.5625 bytes.
+# 16 values: (16 * 4 + 8) / 16 = 4.5 bits = 0.5625 bytes; mxfp4 (OCP Microscaling
+# Formats v1.0: 32 FP4 values share an 8-bit E8M0 scale) (32 * 4 + 8) / 32 = 4.25 bits.
 BYTES_PER_ELEM: dict[str, float] = {
     "fp32": 4,
     "bf16": 2,
@@ -434,6 +435,7 @@ BYTES_PER_ELEM: dict[str, float] = {
     "int8": 1,
     "int4": 0.5,
     "nvfp4": 0.5625,
+    "mxfp4": 0.53125,
 }
 
 

@@ -18,6 +18,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 if not __package__:  # run as a file (python3 common/predict.py): import from the repository
@@ -71,9 +72,10 @@ def make_parser() -> LectureParser:
     parser.add_argument("--prompt", type=positive_int, default=512, help="prompt tokens (512)")
     parser.add_argument("--new-tokens", type=positive_int, default=128, help="generated (128)")
     parser.add_argument(
-        "--precision", type=one_of(BYTES_PER_ELEM, "precision"), default="bf16",
-        help=f"weights: {', '.join(BYTES_PER_ELEM)} (bf16; the KV cache's: per --engine; 16 bits "
-        "or fewer on a chip with no peak for them: the matmuls at its bf16 peak, weight-only)",
+        "--precision", type=one_of(BYTES_PER_ELEM, "precision"),
+        help=f"weights: {', '.join(BYTES_PER_ELEM)} (the config's quantization_config, else bf16; "
+        "the KV cache's: per --engine; 16 bits or fewer on a chip with no peak for them: the "
+        "matmuls at its bf16 peak, weight-only)",
     )  # fmt: skip
     parser.add_argument(
         "--engine", type=one_of(ENGINES, "engine"),
@@ -137,7 +139,11 @@ def predict_request(args: Any) -> dict[str, Any]:
     """The prediction for parsed flags, as the JSON object the command prints."""
     model = read_config(args.config) if args.config else get_model(args.model)
     chip = get_chip(args.chip)
-    dtypes = engine_dtypes(args.precision, args.engine)
+    precision = args.precision or model.quant_weights or "bf16"  # else the checkpoint's format
+    dtypes = engine_dtypes(precision, args.engine)
+    if args.precision is None and model.quant_experts:  # the rest stays 16-bit
+        dtypes = replace(dtypes, experts=model.quant_experts)
+    read = [f"precision from the config: {model.quantization}; --precision sets every weight's"]
     gpus = args.gpus or args.ep or 1
     if args.ep is not None:
         if not model.n_experts:
@@ -173,10 +179,11 @@ def predict_request(args: Any) -> dict[str, Any]:
     if draft is not None and not splits(draft, tp):
         raise ValueError(f"{gpus} GPUs cannot split the draft {draft.name}'s heads evenly")
     check_fits(model, chip, dtypes, gpus, args.batch, used, bool(args.ep))
-    compute = compute_precision(chip, args.precision)  # weight-only: the 16-bit network's
+    compute = compute_precision(chip, precision)  # weight-only: the 16-bit network's
     spec, ach = spec_roofs(chip, compute), achievable_roofs(chip, compute)
     eng = engine_roofs(chip, args.engine, compute, tp)
-    widened = WEIGHT_ONLY.format(chip=chip.name, p=args.precision, wide=compute)
+    widened = [WEIGHT_ONLY.format(chip=chip.name, p=p, wide=compute) for p in (precision,
+               dtypes.experts) if p and compute_precision(chip, p) != p]  # fmt: skip
     net = ep_network(chip, args.ep, dtypes.w_bytes) if args.ep else None  # the GEMMs' input
     req = Request(model=model, gpus=gpus, batch=args.batch, prompt=args.prompt,
                   new_tokens=args.new_tokens, dtypes=dtypes)  # fmt: skip
@@ -196,7 +203,7 @@ def predict_request(args: Any) -> dict[str, Any]:
     tokens = args.batch * args.new_tokens
     return {
         "model": model.name, "chip": chip.name, "gpus": gpus, "batch": args.batch,
-        "prompt": args.prompt, "new_tokens": args.new_tokens, "precision": args.precision,
+        "prompt": args.prompt, "new_tokens": args.new_tokens, "precision": precision,
         "stored": dtypes.describe(), "engine": args.engine, "ep": args.ep,
         "params_total": parameter_count(model), "params_active": llm.active_parameter_count(model),
         "prefill_s": f.prefill_s, "decode_step_s": f.decode_step_s, "total_s": f.total_s,
@@ -209,7 +216,8 @@ def predict_request(args: Any) -> dict[str, Any]:
         "measured_roofs": list(ach.measured),
         "allreduce": "none (attention data-parallel)" if args.ep else "measured curve"
         if tp in (eng.curve or {}) else "ring bytes over the link roof, no latency",
-        "left_out": [*[widened] * (compute != args.precision), *eng.notes,
+        "left_out": [*read * (args.precision is None and bool(model.quantization)), *widened,
+                     *eng.notes,
                      *(net.notes if net else ())],
         **extra,
     }  # fmt: skip

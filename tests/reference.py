@@ -66,9 +66,10 @@ CHIP_NAMES = {"a100": "A100 40GB SXM", "h100": "H100 SXM", "h200": "H200", "b200
               "b300": "B300", "tpu-v5e": "TPU v5e", "tpu-v6e": "TPU v6e",
               "a100-80gb": "A100 80GB SXM"}  # fmt: skip
 # Bytes per element (SCRIPT demo 3; nvfp4: 4-bit values plus one 8-bit scale per 16
-# values, (16 x 4 + 8) / 16 = 4.5 bits, NVIDIA's NVFP4 format description).
+# values, (16 x 4 + 8) / 16 = 4.5 bits, NVIDIA's NVFP4 format description; mxfp4: one
+# 8-bit E8M0 scale per 32, (32 x 4 + 8) / 32 = 4.25 bits, OCP Microscaling Formats v1.0).
 BYTES_PER_ELEMENT = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "int4": 0.5,
-                     "nvfp4": 0.5625}  # fmt: skip
+                     "nvfp4": 0.5625, "mxfp4": 0.53125}  # fmt: skip
 
 # Ridge points as the sources print them.
 RIDGE_A100_BF16 = "200.6"  # ART 3.2: 312e12 / 1555e9

@@ -40,17 +40,23 @@ def _bytes_of(field: str, doc: str) -> property:  # pragma: no mutate block (cal
 
 @dataclass(frozen=True)
 class DTypes:
-    """Storage precisions: weights, KV cache, activations and, where it differs from the
-    weights', the embedding and LM head's (names from hw_specs)."""
+    """Storage precisions: weights, KV cache, activations and, where they differ from the
+    weights', the embedding and LM head's and the routed experts' (names from hw_specs)."""
 
     weights: str = "bf16"
     kv: str = "bf16"
     activations: str = "bf16"
     head: str = ""  # the embedding and LM head ("": as the weights)
+    experts: str = ""  # a mixture's routed experts ("": as the weights)
 
     w_bytes = _bytes_of("weights", "Bytes per weight element.")
     kv_bytes = _bytes_of("kv", "Bytes per KV-cache element.")
     act_bytes = _bytes_of("activations", "Bytes per activation element.")
+
+    @property
+    def e_bytes(self) -> float:
+        """Bytes per element of a routed expert's weights."""
+        return bytes_per_elem(self.experts or self.weights)
 
     @property
     def at_head(self) -> DTypes:
@@ -58,9 +64,12 @@ class DTypes:
         return DTypes(self.head or self.weights, self.kv, self.activations)
 
     def describe(self) -> str:
-        """One line: 'fp8 weights (bf16 embedding and LM head), bf16 KV cache, bf16 activations'."""
-        head = f" ({self.head} embedding and LM head)" if self.head else ""
-        return f"{self.weights} weights{head}, {self.kv} KV cache, {self.activations} activations"
+        """One line: 'fp8 weights (bf16 embedding and LM head), bf16 KV cache, bf16 activations';
+        'bf16 weights (mxfp4 routed experts), ...'."""
+        named = ((self.head, "embedding and LM head"), (self.experts, "routed experts"))
+        apart = [f"{p} {what}" for p, what in named if p]
+        inner = f" ({'; '.join(apart)})" if apart else ""
+        return f"{self.weights} weights{inner}, {self.kv} KV cache, {self.activations} activations"
 
 
 # --- Parameters and KV cache -------------------------------------------------
@@ -113,17 +122,19 @@ def parameter_breakdown(model: Model) -> dict[str, int]:
 
 
 def weight_bytes(model: Model, dtypes: DTypes) -> float:
-    """Bytes of the weights: (V d + V d untied) b_head + the rest of N at b_w."""
+    """Bytes of the weights: (V d + V d untied) b_head + N_e b_e (routed experts) + the rest
+    of N at b_w."""
     parts = parameter_breakdown(model)
-    head = parts["embedding"] + parts["lm_head"]
-    return (parameter_count(model) - head) * dtypes.w_bytes + head * dtypes.at_head.w_bytes
+    head, experts = parts["embedding"] + parts["lm_head"], parts.get("experts", 0)
+    rest = parameter_count(model) - head - experts
+    return rest * dtypes.w_bytes + head * dtypes.at_head.w_bytes + experts * dtypes.e_bytes
 
 
 def ep_weight_bytes(model: Model, dtypes: DTypes, ep: int) -> float:
     """Weight bytes on each of `ep` GPUs under expert parallelism: the routed experts'
-    N_e b_w / ep, every other weight whole on every GPU (attention, shared experts, head)."""
+    N_e b_e / ep, every other weight whole on every GPU (attention, shared experts, head)."""
     experts = parameter_breakdown(model).get("experts", 0)
-    return weight_bytes(model, dtypes) - experts * dtypes.w_bytes * (1 - 1 / ep)
+    return weight_bytes(model, dtypes) - experts * dtypes.e_bytes * (1 - 1 / ep)
 
 
 def parameter_count(model: Model) -> int:
@@ -330,7 +341,7 @@ def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[
     def mm(name: str, K: int, N: int) -> Op:
         if not expert:
             return _matmul(prefix + name, n, K, N, dt)
-        w = touched * K * N * dt.w_bytes
+        w = touched * K * N * dt.e_bytes
         return Op(prefix + name, "matmul", 2.0 * rows * K * N, w, rows * (K + N) * a)
 
     act = SILU_FLOPS_PER_ELEM + op_counts.GATE_FLOPS_PER_ELEM if gated else SILU_FLOPS_PER_ELEM
@@ -618,14 +629,14 @@ def expert_intensity(model: Model, tokens: int, dtypes: DTypes | None = None) ->
     d, f, k = m.d_model, m.d_ff_expert, m.experts_per_token
     touched = experts_touched(tokens, k, m.n_experts)
     flops = 2.0 * tokens * k * d * f
-    return flops / (touched * d * f * dt.w_bytes + tokens * k * (d + f) * dt.act_bytes)
+    return flops / (touched * d * f * dt.e_bytes + tokens * k * (d + f) * dt.act_bytes)
 
 
 def expert_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = None) -> int | None:
     """Smallest batch n at which the routed experts' matmuls reach the ridge I*."""
     m, dt = model, dtypes or DTypes()
     d, f, k, E = m.d_model, m.d_ff_expert, m.experts_per_token, m.n_experts
-    dense = roofline.critical_batch(d, f, ridge, dt.act_bytes, dt.w_bytes, dt.act_bytes)
+    dense = roofline.critical_batch(d, f, ridge, dt.act_bytes, dt.e_bytes, dt.act_bytes)
     if dense is None:
         return None
     start = dense * E / k  # pragma: no mutate (where the exact search starts: its speed only)

@@ -65,6 +65,18 @@ GEMMA2_DEFAULTS = {"num_key_value_heads": 4, "head_dim": 256, "max_position_embe
 #   tokens on the layers with RoPE (all but every fourth), a shared expert beside the routed.
 LLAMA4_DEFAULTS = {"head_dim": 128, "num_experts_per_tok": 1, "interleave_moe_layer_step": 1,
                    "attention_chunk_size": 8192, "no_rope_layer_interval": 4}  # fmt: skip
+# A checkpoint stored in fewer than 16 bits names its format in quantization_config, which
+# vLLM and transformers load it by (transformers src/transformers/utils/quantization_config.py,
+# commit 1425768: quant_method 'fp8', 'fbgemm_fp8', 'mxfp4'; AwqConfig's and GPTQConfig's
+# 'bits'; CompressedTensorsConfig's config_groups, each group's weights 'num_bits' and 'type';
+# NVIDIA ModelOpt's 'quant_algo'). Layers it lists as left alone ('modules_to_not_convert',
+# 'ignore', 'exclude_modules') stay 16-bit: where they include attention, as gpt-oss's config
+# ('model.layers.*.self_attn'), the format is the routed experts' alone.
+QUANT_FORMATS = {"fp8": "fp8", "fbgemm_fp8": "fp8", "mxfp4": "mxfp4", "awq 4": "int4",
+                 "gptq 4": "int4", "awq 8": "int8", "gptq 8": "int8", "modelopt FP8": "fp8",
+                 "modelopt NVFP4": "nvfp4", "compressed-tensors 8 float": "fp8",
+                 "compressed-tensors 8 int": "int8", "compressed-tensors 4 int": "int4",
+                 "compressed-tensors 4 float": "nvfp4"}  # fmt: skip
 GEMMA3_DEFAULTS = {"vocab_size": 262208, "num_attention_heads": 8, "num_key_value_heads": 4,
                    "head_dim": 256, "max_position_embeddings": 131072,
                    "tie_word_embeddings": True, "sliding_window": 4096,
@@ -154,6 +166,32 @@ CONFIG_KEYS = {
 }  # fmt: skip
 
 
+def _quantized(q: object, moe: bool) -> dict[str, str]:
+    """The Model fields of a config's quantization_config: its format for the linear layers, or
+    for the routed experts alone; none, and words saying so, for a method not read."""
+    if q is None:
+        return {}
+    q = q if isinstance(q, dict) else {}
+    method, raw = str(q.get("quant_method")), q.get("quant_method")
+    key = f"{method} {q.get('quant_algo' if method == 'modelopt' else 'bits')}"  # awq, gptq
+    if method == "compressed-tensors":
+        groups = q.get("config_groups")
+        groups = [g.get("weights") for g in groups.values() if isinstance(g, dict)] if isinstance(
+            groups, dict) else []  # fmt: skip
+        kinds = {f"{w.get('num_bits')} {w.get('type')}" for w in groups if isinstance(w, dict)}
+        key = f"{method} {kinds.pop()}" if len(kinds) == 1 else method
+    fmt = QUANT_FORMATS.get(method) or QUANT_FORMATS.get(key)
+    said = f"quantization_config's quant_method {shown(repr(raw), 40)}"
+    if fmt is None:
+        return {"quantization": f"{said} is not read: its weights taken as 16-bit"}
+    left = [str(m) for k in ("modules_to_not_convert", "ignore", "exclude_modules")
+            if isinstance(q.get(k), list) for m in q[k]]  # fmt: skip
+    experts = moe and any("attn" in m for m in left)
+    what = f"the routed experts in {fmt} (attention left 16-bit)" if experts else (
+        f"the linear layers in {fmt}")  # fmt: skip
+    return {"quant_experts" if experts else "quant_weights": fmt, "quantization": f"{said}: {what}"}
+
+
 def model_from_config(config: object, path: str = "config.json") -> Model:
     """A Model from a Hugging Face config (a JSON object); ValueError (one line) otherwise,
     naming the config's own key where the model record refuses a value."""
@@ -172,6 +210,7 @@ def _model(config: object, path: str) -> Model:
     if not isinstance(config, dict):
         raise ValueError(f"{where} must hold a JSON object")
     name = _name(config, path)  # no model_type, or one not read: the family its class names
+    quantized = config.get("quantization_config")  # beside a multimodal model's text_config
     kind = config.get("model_type", "gpt2" if "n_embd" in config else "llama")
     kind = kind if kind in FAMILIES and "model_type" in config else ARCHITECTURES.get(name, kind)
     text = config.get("text_config")  # a multimodal config: its text model (towers left out)
@@ -243,7 +282,7 @@ def _model(config: object, path: str) -> Model:
         tied_embeddings=tie, max_context=k.int("max_position_embeddings"),
         config_source=f"{where} ({kind} family)", sliding_window=window, sliding_layers=sliding,
         norms_per_layer=4 if kind in GEMMA_TYPES else 2, extra_layer_params=extra,
-        qk_norm=qk_norm, **fields,
+        qk_norm=qk_norm, **fields, **_quantized(quantized, kind in MOE_TYPES),
     )  # fmt: skip
 
 

@@ -86,6 +86,10 @@ class Model:
     linear_conv: int = 0  # linear_conv_kernel_dim: a causal convolution over q, k and v
     state_fp32: bool = False  # mamba_ssm_dtype float32: the state in 4 bytes, not the cache's
     attention_gate: bool = False  # the query projection also makes a gate for each output
+    # The checkpoint's format where its config.json has a quantization_config ("": 16-bit)
+    quant_weights: str = ""  # its linear layers' (the embedding and LM head stay 16-bit)
+    quant_experts: str = ""  # its routed experts' alone (attention left 16-bit, as gpt-oss)
+    quantization: str = ""  # what the config says, in words
 
     def __post_init__(self) -> None:
         counts = [

@@ -322,3 +322,36 @@ def test_windowed_causal_pairs_by_brute_force(T: int, S: int, W: int) -> None:
     assert tf.causal_pairs(T, S, W) == sum(min(p + 1, W) for p in range(S - T, S))
     assert tf.causal_pairs(T, S) == sum(p + 1 for p in range(S - T, S))
     assert isinstance(tf.causal_pairs(T, S), int)
+
+
+# gpt-oss's hub config.json (both sizes): its experts in MXFP4, the layers it names left bf16.
+GPT_OSS_QUANT = {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn",
+                 "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]}  # fmt: skip
+
+
+@pytest.mark.parametrize(("layers", "experts", "gib"), [(24, 32, "12.8"), (36, 128, "60.8")])
+def test_a_checkpoint_weighs_what_its_quantization_config_stores(layers, experts, gib) -> None:
+    # OpenAI's gpt-oss model card (arXiv 2508.10925), table 1: checkpoint size 12.8 GiB (20b)
+    # and 60.8 GiB (120b: the 20b's config with 36 layers of 128 experts)
+    config = {**ALL["gpt-oss-20b"].config, "num_hidden_layers": layers,
+              "num_local_experts": experts, "quantization_config": GPT_OSS_QUANT,
+              "layer_types": ["sliding_attention", "full_attention"] * (layers // 2)}  # fmt: skip
+    m = model_from_config(config)
+    assert (m.quant_weights, m.quant_experts) == ("", "mxfp4")
+    assert f"{tf.weight_bytes(m, tf.DTypes(experts=m.quant_experts)) / 2**30:.1f}" == gib
+    # a decode step of one token reads its 4 experts' 3 x 2880 x 2880 weights at 4.25 bits
+    ops = {o.name: o for o in tf.layer_ops(m, 1, 1, 8, tf.DTypes(experts="mxfp4"))}
+    assert ops["expert up projection"].weight_bytes == 4 * 2880 * 2880 * 17 / 32
+    assert ops["Q projection"].weight_bytes == 2880 * 64 * 64 * 2
+    read = {"fp8": "fp8", "awq": "int4", "compressed-tensors": "fp8", "modelopt": "nvfp4"}
+    group = {"weights": {"num_bits": 8, "type": "float"}}
+    extra = {"bits": 4, "quant_algo": "NVFP4", "config_groups": {"group_0": group}}
+    for method, fmt in read.items():  # every linear layer where attention is not left out
+        m = model_from_config({**config, "quantization_config": {"quant_method": method, **extra}})
+        assert (m.quant_weights, m.quant_experts) == (fmt, "")
+    m = model_from_config({**BASE, "quantization_config": {"quant_method": "hqq"}})
+    assert (m.quant_weights, m.quant_experts) == ("", "")
+    assert (
+        m.quantization == "quantization_config's quant_method 'hqq' is not read: its "
+        "weights taken as 16-bit"
+    )

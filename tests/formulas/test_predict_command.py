@@ -365,3 +365,23 @@ def test_an_unknown_choice_is_a_usage_error_naming_the_choices(capsys, flag, cho
     assert cmd.main([f"--{k}={v}" for k, v in {**flags, flag: choice.upper()}.items()]) == 0
     assert choice in capsys.readouterr().out.lower()
     assert choice in cmd.make_parser().format_help()
+
+
+def test_a_quantized_checkpoint_is_forecast_as_stored(tmp_path, capsys) -> None:
+    fp8 = {**ALL["deepseek-v3"].config, "quantization_config": {"quant_method": "fp8"}}
+    v3 = ["--chip", "h200", "--gpus", "8", "--prompt", "8", "--new-tokens", "2"]
+    # 671 B at 1 byte over 8 GPUs is 84 GB of 141 each; at bf16's 2 bytes, 167.75 GB
+    got = run_json(tmp_path, fp8, *v3, capsys=capsys)
+    assert got["precision"] == "fp8" and "fp8 weights (bf16 embedding" in got["stored"]
+    assert "quant_method 'fp8': the linear layers in fp8;" in got["left_out"][0]
+    path = tmp_path / "config.json"
+    assert "167.8 GB per GPU" in refused(
+        ["--config", str(path), *v3, "--precision", "bf16"], capsys
+    )
+    left = {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn"]}
+    oss = {**ALL["gpt-oss-20b"].config, "quantization_config": left}
+    got = run_json(tmp_path, oss, capsys=capsys)
+    assert got["stored"].startswith("bf16 weights (mxfp4 routed experts), bf16 KV cache")
+    assert "A100 80GB SXM has no mxfp4 peak" in got["left_out"][1]
+    assert run_json(tmp_path, oss, "--precision", "fp8", capsys=capsys)["stored"].startswith(
+        "fp8 weights (bf16 embedding and LM head), bf16 KV")  # fmt: skip

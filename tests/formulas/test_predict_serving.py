@@ -201,7 +201,7 @@ def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys
     assert "--speculate K draft tokens a step" in shown
     assert "--acceptance A probability a draft token is accepted (with --speculate)" in shown
     assert "a100-80gb (a100-80gb)" in shown  # every flag with a default names it
-    assert "int8, int4, nvfp4 (bf16;" in shown
+    assert "nvfp4, mxfp4 (the config's quantization_config, else bf16;" in shown
     assert "where Hugging Face's device_map='auto' runs its GPUs in turn (vllm)" in shown
     for action in parser._actions:  # every option says what it is, and its default if it has one
         assert action.help, action.dest
