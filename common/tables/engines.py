@@ -135,9 +135,10 @@ QUANTIZED_BODY = (
 #: Weights of 16 bits or fewer on a chip with no peak at their precision: the matmuls run at
 #: the 16-bit network's peak, narrower weights widened inside the kernel (weight-only).
 WEIGHT_ONLY = (
-    "{chip} has no {p} peak: the matmuls run at its {wide} peak, the weights read as {p} (below 16 "
-    "bits widened inside the kernel, weight-only quantization as IST-DASLab/marlin's 'FP16xINT4 "
-    "matmul kernel', README at commit 2f6d7c1; NVIDIA's datasheets give FP16 the BF16 rate)"
+    "the table gives {chip} no {p} peak: the matmuls run at its {wide} peak, the weights read as "
+    "{p} (below 16 bits widened inside the kernel, weight-only quantization as IST-DASLab/marlin's "
+    "'FP16xINT4 matmul kernel', README at commit 2f6d7c1; NVIDIA's datasheets give FP16 the BF16 "
+    "rate)"
 )
 
 

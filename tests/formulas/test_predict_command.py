@@ -111,7 +111,7 @@ def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys
         beyond = got["terms"]["decode_step"]["all-reduce beyond ring bytes"]
         assert beyond == pytest.approx(2 * (us - 128 / 450e9))
     int4 = run_json(tmp_path, LLAMA, *flags, "--precision", "int4", capsys=capsys)["left_out"]
-    assert "H100 SXM has no int4 peak: the matmuls run at its bf16 peak, the weights" in int4[0]
+    assert "the table gives H100 SXM no int4 peak: the matmuls run at its bf16 peak" in int4[0]
     tpu = run_json(tmp_path, GPT2, "--chip", "tpu-v5e", capsys=capsys)
     assert tpu["terms"]["decode_step"]["kernel floor"] == 0.0
     assert any("no per-shape GEMM" in note for note in tpu["left_out"])
@@ -382,6 +382,6 @@ def test_a_quantized_checkpoint_is_forecast_as_stored(tmp_path, capsys) -> None:
     oss = {**ALL["gpt-oss-20b"].config, "quantization_config": left}
     got = run_json(tmp_path, oss, capsys=capsys)
     assert got["stored"].startswith("bf16 weights (mxfp4 routed experts), bf16 KV cache")
-    assert "A100 80GB SXM has no mxfp4 peak" in got["left_out"][1]
+    assert "the table gives A100 80GB SXM no mxfp4 peak" in got["left_out"][1]
     assert run_json(tmp_path, oss, "--precision", "fp8", capsys=capsys)["stored"].startswith(
         "fp8 weights (bf16 embedding and LM head), bf16 KV")  # fmt: skip
