@@ -136,20 +136,17 @@ def _ridged(**changes: float) -> dict:
 BETWEEN = "must be between"
 
 
-@pytest.mark.parametrize(
-    ("probe", "words"),
-    [
-        ({"operations": []}, ""),  # no calibration
-        ({"calibration": [1, 2]}, ""),  # not an object
-        ({"calibration": dict(FAKE_CALIBRATION, bandwidth_bytes_per_s=-1.0)}, ""),
-        ({"calibration": dict(FAKE_CALIBRATION, matmul_flops_per_s="fast")}, ""),
-        ({"calibration": dict(FAKE_CALIBRATION, ridge_point=99.0)}, ""),  # not P / beta
-        (_ridged(matmul_flops_per_s=1e308), f"'matmul_flops_per_s' {BETWEEN}"),
-        (_ridged(matmul_flops_per_s=1e-300), f"'matmul_flops_per_s' {BETWEEN}"),
-        (_ridged(bandwidth_bytes_per_s=1e300), f"'bandwidth_bytes_per_s' {BETWEEN}"),
-        (_ridged(bandwidth_bytes_per_s=3.0), f"'bandwidth_bytes_per_s' {BETWEEN}"),
-    ],
-)
+@pytest.mark.parametrize(("probe", "words"), [
+    ({"operations": []}, ""),  # no calibration
+    ({"calibration": [1, 2]}, ""),  # not an object
+    ({"calibration": dict(FAKE_CALIBRATION, bandwidth_bytes_per_s=-1.0)}, ""),
+    ({"calibration": dict(FAKE_CALIBRATION, matmul_flops_per_s="fast")}, ""),
+    ({"calibration": dict(FAKE_CALIBRATION, ridge_point=99.0)}, ""),  # not P / beta
+    (_ridged(matmul_flops_per_s=1e308), f"'matmul_flops_per_s' {BETWEEN}"),
+    (_ridged(matmul_flops_per_s=1e-300), f"'matmul_flops_per_s' {BETWEEN}"),
+    (_ridged(bandwidth_bytes_per_s=1e300), f"'bandwidth_bytes_per_s' {BETWEEN}"),
+    (_ridged(bandwidth_bytes_per_s=3.0), f"'bandwidth_bytes_per_s' {BETWEEN}"),
+])  # fmt: skip
 def test_a_bad_probe_section_is_named_and_measured_afresh(
     probe: dict, words: str, results_file: Path, this_machine: dict, monkeypatch
 ) -> None:
@@ -191,30 +188,22 @@ def test_load_or_calibrate_uses_a_good_file(
 IN_THE_CALIBRATION = '"bandwidth_bytes_per_s": 20000000000.0'  # a calibration number, as saved
 
 
-@pytest.mark.parametrize(
-    ("text", "words"),
-    [
-        ("[" * 200_000, "corrupt (nested too deeply)"),  # was a RecursionError traceback
-        ('{"format_version": 1, "machine": {}, "x": NaN}', "corrupt (non-standard number NaN"),
-        ('{"format_version": 1, "machine": {}, "x": -Infinity}', "corrupt (non-standard number"),
-        (
-            '{"format_version": 1, "machine": {}, "x": 1e400}',
-            "corrupt (number 1e400 is out of range",
-        ),
-        ('{"x": ' + "9" * 5000 + "}", "corrupt ("),  # beyond int()'s digit limit
-        # the same in a calibration number of a good file (10**400: beyond any float)
-        ('"bandwidth_bytes_per_s": 1' + "0" * 400, "corrupt ("),
-        ('"bandwidth_bytes_per_s": -1' + "0" * 400, "corrupt ("),
-        ('"bandwidth_bytes_per_s": NaN', "corrupt ("),
-        ('"bandwidth_bytes_per_s": 1e400', "corrupt ("),
-        # a good file's section that is not an object, or a version of True (not 1)
-        *(
-            ({s: ["rows"]}, f"corrupt (section {s!r} is list, not an object)")
-            for s in ("probe", "batch_sweep", "hierarchy", "attention")
-        ),
-        ({"format_version": True}, "format version True"),
-    ],
-)
+@pytest.mark.parametrize(("text", "words"), [
+    ("[" * 200_000, "corrupt (nested too deeply)"),  # was a RecursionError traceback
+    ('{"format_version": 1, "machine": {}, "x": NaN}', "corrupt (non-standard number NaN"),
+    ('{"format_version": 1, "machine": {}, "x": -Infinity}', "corrupt (non-standard number"),
+    ('{"format_version": 1, "machine": {}, "x": 1e400}', "corrupt (number 1e400 is out of range"),
+    ('{"x": ' + "9" * 5000 + "}", "corrupt ("),  # beyond int()'s digit limit
+    # the same in a calibration number of a good file (10**400: beyond any float)
+    ('"bandwidth_bytes_per_s": 1' + "0" * 400, "corrupt ("),
+    ('"bandwidth_bytes_per_s": -1' + "0" * 400, "corrupt ("),
+    ('"bandwidth_bytes_per_s": NaN', "corrupt ("),
+    ('"bandwidth_bytes_per_s": 1e400', "corrupt ("),
+    # a good file's section that is not an object, or a version of True (not 1)
+    *(({s: ["rows"]}, f"corrupt (section {s!r} is list, not an object)")
+      for s in ("probe", "batch_sweep", "hierarchy", "attention")),
+    ({"format_version": True}, "format version True"),
+])  # fmt: skip
 def test_strange_json_is_unusable(text: str | dict, words: str, results_file, this_machine) -> None:
     if isinstance(text, dict):
         text = json.dumps({**_doc(this_machine), **text})
