@@ -41,31 +41,28 @@ def test_versus_words() -> None:
     assert page.versus(1.0, 1.0) == "matches the prediction"
 
 
-@pytest.mark.parametrize(
-    ("args", "said"),
-    [
-        (([1, 64, 256], 1, 200, 100), [
-            "The measured mm stays within 25% of its time at n = 1 up to n = 64 and has left it "
-            "by n = 256.",
-            "Predicted: the spec ridge is n = 200 and the achievable ridge n = 100, both inside "
-            "that interval.",
-        ]),
-        (([1, 64, 256], 1, 64, 257), [
-            "Predicted: the spec ridge is n = 64, at or below the flat part's end: it stays "
-            "memory-bound longer than predicted; the achievable ridge is n = 257, above that "
-            "interval: the kernel leaves the memory roof before the prediction says.",
-        ]),
-        # the ridge on the interval's upper end (256) and just past its lower end (65): inside
-        (([1, 64, 256], 1, 256, 65), [
-            "Predicted: the spec ridge is n = 256 and the achievable ridge n = 65, both inside "
-            "that interval.",
-        ]),
-        (([1, 64, 256], 1, 200, None), ["up to n = 64 and has left it by n = 256",
-                                        "inside that interval", "achievable roofs give no ridge"]),
-        (([1, 64, 256], 1, 32, 300), ["stays memory-bound longer", "above that interval"]),
-        (([1, 64], 1, 32, None, 0.1), ["within 10% up to the largest n measured (64)"]),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize(("args", "said"), [
+    (([1, 64, 256], 1, 200, 100), [
+        "The measured mm stays within 25% of its time at n = 1 up to n = 64 and has left it "
+        "by n = 256.",
+        "Predicted: the spec ridge is n = 200 and the achievable ridge n = 100, both inside "
+        "that interval.",
+    ]),
+    (([1, 64, 256], 1, 64, 257), [
+        "Predicted: the spec ridge is n = 64, at or below the flat part's end: it stays "
+        "memory-bound longer than predicted; the achievable ridge is n = 257, above that "
+        "interval: the kernel leaves the memory roof before the prediction says.",
+    ]),
+    # the ridge on the interval's upper end (256) and just past its lower end (65): inside
+    (([1, 64, 256], 1, 256, 65), [
+        "Predicted: the spec ridge is n = 256 and the achievable ridge n = 65, both inside "
+        "that interval.",
+    ]),
+    (([1, 64, 256], 1, 200, None), ["up to n = 64 and has left it by n = 256",
+                                    "inside that interval", "achievable roofs give no ridge"]),
+    (([1, 64, 256], 1, 32, 300), ["stays memory-bound longer", "above that interval"]),
+    (([1, 64], 1, 32, None, 0.1), ["within 10% up to the largest n measured (64)"]),
+])  # fmt: skip
 def test_knee_sentences_place_the_ridge(args: tuple, said: list[str]) -> None:
     items = page.knee_observations("mm", *args).items
     assert [s for s in said if s not in " ".join(items)] == [], items
@@ -81,30 +78,27 @@ MEMORY_BOUND = (
 )
 
 
-@pytest.mark.parametrize(
-    ("rows", "index", "said"),
-    [
-        ([U("d", 1, 1, 1, 0.004, 0.76), U("p", 1, 1, 1, 0.66, 0.35)], 0, MEMORY_BOUND),
-        # MBU 20% against MFU 20%: not busier, so neither is busy; 1.0 / 0.2 = x5
-        ([U("e", 1, 1, 1, 0.2, 0.2), U("p", 1, 1, 1, 1.0, 0.5)], 0,
-         "The lowest MFU is e at 20.0%, and its MBU is lower still (20.0%): neither resource "
-         "is busy."),
-        ([U("e", 1, 1, 1, 0.2, 0.2), U("p", 1, 1, 1, 1.0, 0.5)], 1,
-         "The highest MFU is p at 100.0% (x5 the lowest)."),
-        ([U("i", 1, 1, 1, 0.01, 0.005), U("p", 1, 1, 1, 0.66, 0.35)], 0,
-         "The lowest MFU is i at 1.0%, and its MBU is lower still (0.5%): neither resource "
-         "is busy."),
-        # an MBU above 100% and an MFU above 100%: each is impossible
-        ([U("x", 1, 1, 1, 0.2, 1.5), U("y", 1, 1, 1, 0.5, 0.5)], 0, ABOVE),
-        ([U("x", 1, 1, 1, 1.5, 0.2), U("d", 1, 1, 1, 0.004, 0.76)], 0, ABOVE),
-        # 0.5 / 0.01 = x50
-        ([U("a", 1, 1, 1, 0.01, 0.5), U("b", 1, 1, 1, 0.5, 0.1)], -1,
-         "The highest MFU is b at 50.0% (x50 the lowest)."),
-        # by name "z" would be the highest; by MFU "a" is
-        ([U("z", 1, 1, 1, 0.01, 0.5), U("a", 1, 1, 1, 0.5, 0.1)], -1,
-         "The highest MFU is a at 50.0% (x50 the lowest)."),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize(("rows", "index", "said"), [
+    ([U("d", 1, 1, 1, 0.004, 0.76), U("p", 1, 1, 1, 0.66, 0.35)], 0, MEMORY_BOUND),
+    # MBU 20% against MFU 20%: not busier, so neither is busy; 1.0 / 0.2 = x5
+    ([U("e", 1, 1, 1, 0.2, 0.2), U("p", 1, 1, 1, 1.0, 0.5)], 0,
+     "The lowest MFU is e at 20.0%, and its MBU is lower still (20.0%): neither resource "
+     "is busy."),
+    ([U("e", 1, 1, 1, 0.2, 0.2), U("p", 1, 1, 1, 1.0, 0.5)], 1,
+     "The highest MFU is p at 100.0% (x5 the lowest)."),
+    ([U("i", 1, 1, 1, 0.01, 0.005), U("p", 1, 1, 1, 0.66, 0.35)], 0,
+     "The lowest MFU is i at 1.0%, and its MBU is lower still (0.5%): neither resource "
+     "is busy."),
+    # an MBU above 100% and an MFU above 100%: each is impossible
+    ([U("x", 1, 1, 1, 0.2, 1.5), U("y", 1, 1, 1, 0.5, 0.5)], 0, ABOVE),
+    ([U("x", 1, 1, 1, 1.5, 0.2), U("d", 1, 1, 1, 0.004, 0.76)], 0, ABOVE),
+    # 0.5 / 0.01 = x50
+    ([U("a", 1, 1, 1, 0.01, 0.5), U("b", 1, 1, 1, 0.5, 0.1)], -1,
+     "The highest MFU is b at 50.0% (x50 the lowest)."),
+    # by name "z" would be the highest; by MFU "a" is
+    ([U("z", 1, 1, 1, 0.01, 0.5), U("a", 1, 1, 1, 0.5, 0.1)], -1,
+     "The highest MFU is a at 50.0% (x50 the lowest)."),
+])  # fmt: skip
 def test_utilisation_words(rows: list[page.Util], index: int, said: str) -> None:
     assert page.utilisation_observations(rows).items[index] == said
 
@@ -118,24 +112,21 @@ def test_utilisation_table_by_hand() -> None:
     )
 
 
-@pytest.mark.parametrize(
-    ("terms", "bound", "said"),
-    [
-        # 0.9 + 0.3 = 1.2 s named against 1.0 s measured: 200 ms over
-        ((Term("roofline at spec peaks", 0.9), Term("compute efficiency", 0.3)), 0.95,
-         "c: beyond the bound at spec, the largest named term is compute efficiency, 300.00 ms; "
-         "the named terms overshoot the measurement by 200.00 ms: the bound at achievable roofs "
-         "(950.00 ms) stays below it, so the terms measured elsewhere (the all-reduce curve, the "
-         "kernel floor) are too large for this run."),
-        ((Term("roofline at spec peaks", 0.5), Term("x", 0.5)), 0.5,
-         "c: beyond the bound at spec, the largest named term is x, 500.00 ms; 0.0% of the "
-         "measured time (0.00 ms) stays unexplained."),
-        # by name "zz small" would win; by seconds "big" does
-        ((Term("roofline at spec peaks", 0.5), Term("zz small", 0.01), Term("big", 0.3)), 0.9,
-         "c: beyond the bound at spec, the largest named term is big, 300.00 ms; 19.0% of the "
-         "measured time (190.00 ms) stays unexplained."),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize(("terms", "bound", "said"), [
+    # 0.9 + 0.3 = 1.2 s named against 1.0 s measured: 200 ms over
+    ((Term("roofline at spec peaks", 0.9), Term("compute efficiency", 0.3)), 0.95,
+     "c: beyond the bound at spec, the largest named term is compute efficiency, 300.00 ms; "
+     "the named terms overshoot the measurement by 200.00 ms: the bound at achievable roofs "
+     "(950.00 ms) stays below it, so the terms measured elsewhere (the all-reduce curve, the "
+     "kernel floor) are too large for this run."),
+    ((Term("roofline at spec peaks", 0.5), Term("x", 0.5)), 0.5,
+     "c: beyond the bound at spec, the largest named term is x, 500.00 ms; 0.0% of the "
+     "measured time (0.00 ms) stays unexplained."),
+    # by name "zz small" would win; by seconds "big" does
+    ((Term("roofline at spec peaks", 0.5), Term("zz small", 0.01), Term("big", 0.3)), 0.9,
+     "c: beyond the bound at spec, the largest named term is big, 300.00 ms; 19.0% of the "
+     "measured time (190.00 ms) stays unexplained."),
+])  # fmt: skip
 def test_decomposition_words(terms: tuple[Term, ...], bound: float, said: str) -> None:
     assert page.decomposition_observations(["c"], [Decomposition(1.0, terms)], [bound]).items == [
         said
@@ -236,17 +227,14 @@ def test_requests_table_and_words_by_hand() -> None:
     assert page.requests_table(rows).note.endswith("(--engine trtllm, vllm)")
 
 
-@pytest.mark.parametrize(
-    ("by", "fragments"),
-    [
-        # batch 1: |-10%|; batches 2 and 8: |+20%| and |-40%|, median 30%
-        ([{"batch": 1}, {"batch": 2}, {"batch": 8}],
-         ["By batch", "batch 1 10.0% (1)", "batch 2 or more 30.0% (2)"]),
-        # SHORT = 512 tokens: 512 is up to it, 513 over
-        ([{"prompt": 512}, {"prompt": 513}],
-         ["By prompt", "prompt over 512 20.0% (1)", "prompt up to 512 10.0% (1)"]),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize(("by", "fragments"), [
+    # batch 1: |-10%|; batches 2 and 8: |+20%| and |-40%|, median 30%
+    ([{"batch": 1}, {"batch": 2}, {"batch": 8}],
+     ["By batch", "batch 1 10.0% (1)", "batch 2 or more 30.0% (2)"]),
+    # SHORT = 512 tokens: 512 is up to it, 513 over
+    ([{"prompt": 512}, {"prompt": 513}],
+     ["By prompt", "prompt over 512 20.0% (1)", "prompt up to 512 10.0% (1)"]),
+])  # fmt: skip
 def test_requests_grouped_by_batch_and_prompt(by: list[dict], fragments: list[str]) -> None:
     forecasts = (0.9, 1.2, 0.6)
     rows = [
