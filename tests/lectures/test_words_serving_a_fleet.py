@@ -181,44 +181,41 @@ TIE1 = [cost("D", 0, ((1, 2.4949), (2, 1.0), (16, 0.1))), cost("E", 8, ((1, 2.49
 TIE16 = [cost("D", 0, ((1, 2.0), (16, 0.1))), cost("E", 8, ((1, 3.0), (16, 0.1004)))]
 
 
-@pytest.mark.parametrize(
-    ("batch", "costs", "index", "check", "want"),
-    [
-        (64, [DENSE, MOE], 0, "in", "E is cheaper. A step for one token reads all"),
-        # both fit up to batch 16: 0.2 against 0.5
-        (64, [DENSE, MOE], 1, "==",
-         "At batch 16, the largest both hold up to 64, the prices are $0.200 and $0.500: the "
-         "order flips and D is cheaper. A mixture's batch touches more of its experts the larger "
-         "it grows, while a dense model reads the same weights at any batch."),
-        # both hold batch 16, but the flags ask for 8, which neither curve has: no price at 8
-        # is printed (the lecture prices the batches its section names)
-        (8, [DENSE, MOE], None, "not in", "At batch 8"),
-        # batch 1: E at $1.00 under D's $2.00; batch 2: D at $0.500 under E's $1.500
-        (2, [D2, E2], 0, "in", "and E $1.00: E is cheaper"),
-        (2, [D2, E2], 1, "in", "the order flips and D is cheaper"),
-        # a wall at batch 1 still has a price there
-        (2, [D2, cost("E", 8, ((1, 1.0),))], 0, "in", "E is cheaper"),
-        # batch 1 is the only batch: no sentence on a larger one
-        (1, [DENSE, MOE], None, "not in", "the largest both hold"),
-        # a prompt token at $0.01/M against $0.1/M out: 1/10.00 as much, and the reason
-        (64, [DENSE, MOE], 2, "in", "1/10.00 as much: prefill fills the matmuls in one pass"),
-        # x5.00 as much: no reason given
-        (64, [dataclasses.replace(DENSE, input_usd=0.5), MOE], 2, "in", "x5.00 as much"),
-        (64, [dataclasses.replace(DENSE, input_usd=0.5), MOE], 2, "not in", "prefill fills"),
-        (4, [D4, E4], 1, "in", "D is still cheaper"),  # cheaper at batch 1 and at batch 4
-        # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
-        (64, [D4, E4], None, "not in", "A prompt token"),
-        (16, TINY, 0, "starts",
-         "At batch 1, D costs $0.00000000127 per million output tokens and E $0.000000000524: E "
-         "is cheaper."),
-        (16, TIE1, 0, "==",
-         "At batch 1, D costs $2.49 per million output tokens and E $2.49: the same at the "
-         "digits shown."),
-        # at batch 16, $0.100 against $0.500: D is cheaper, with no order at batch 1 to flip
-        (16, TIE1, 1, "ends", "the prices are $0.100 and $0.500: D is cheaper."),
-        (16, TIE16, 1, "ends", "the prices are $0.100 and $0.100: the same at the digits shown."),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize(("batch", "costs", "index", "check", "want"), [
+    (64, [DENSE, MOE], 0, "in", "E is cheaper. A step for one token reads all"),
+    # both fit up to batch 16: 0.2 against 0.5
+    (64, [DENSE, MOE], 1, "==",
+     "At batch 16, the largest both hold up to 64, the prices are $0.200 and $0.500: the "
+     "order flips and D is cheaper. A mixture's batch touches more of its experts the larger "
+     "it grows, while a dense model reads the same weights at any batch."),
+    # both hold batch 16, but the flags ask for 8, which neither curve has: no price at 8
+    # is printed (the lecture prices the batches its section names)
+    (8, [DENSE, MOE], None, "not in", "At batch 8"),
+    # batch 1: E at $1.00 under D's $2.00; batch 2: D at $0.500 under E's $1.500
+    (2, [D2, E2], 0, "in", "and E $1.00: E is cheaper"),
+    (2, [D2, E2], 1, "in", "the order flips and D is cheaper"),
+    # a wall at batch 1 still has a price there
+    (2, [D2, cost("E", 8, ((1, 1.0),))], 0, "in", "E is cheaper"),
+    # batch 1 is the only batch: no sentence on a larger one
+    (1, [DENSE, MOE], None, "not in", "the largest both hold"),
+    # a prompt token at $0.01/M against $0.1/M out: 1/10.00 as much, and the reason
+    (64, [DENSE, MOE], 2, "in", "1/10.00 as much: prefill fills the matmuls in one pass"),
+    # x5.00 as much: no reason given
+    (64, [dataclasses.replace(DENSE, input_usd=0.5), MOE], 2, "in", "x5.00 as much"),
+    (64, [dataclasses.replace(DENSE, input_usd=0.5), MOE], 2, "not in", "prefill fills"),
+    (4, [D4, E4], 1, "in", "D is still cheaper"),  # cheaper at batch 1 and at batch 4
+    # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
+    (64, [D4, E4], None, "not in", "A prompt token"),
+    (16, TINY, 0, "starts",
+     "At batch 1, D costs $0.00000000127 per million output tokens and E $0.000000000524: E "
+     "is cheaper."),
+    (16, TIE1, 0, "==",
+     "At batch 1, D costs $2.49 per million output tokens and E $2.49: the same at the "
+     "digits shown."),
+    # at batch 16, $0.100 against $0.500: D is cheaper, with no order at batch 1 to flip
+    (16, TIE1, 1, "ends", "the prices are $0.100 and $0.500: D is cheaper."),
+    (16, TIE16, 1, "ends", "the prices are $0.100 and $0.100: the same at the digits shown."),
+])  # fmt: skip
 def test_cost_sentences_by_hand(batch: int, costs: list, index: int | None, check: str,
                                 want: str) -> None:  # fmt: skip
     said = observed(page.cost_section(setup(batch=batch), costs))
