@@ -120,15 +120,12 @@ BAD_VALUES = [0, 0.0, -989e12, math.nan, math.inf, -math.inf, True, False, "989e
 
 
 @pytest.mark.parametrize("bad", BAD_VALUES, ids=repr)
-@pytest.mark.parametrize(
-    ("field", "read", "what"),
-    [
-        ("peak_flops_table", lambda chip: chip.ridge_point("bf16"), "bf16 peak FLOP/s"),
-        ("mem_bw_figure", lambda chip: chip.mem_bw, "memory bandwidth"),
-        ("link_bw_figure", lambda chip: chip.link_bw, "link bandwidth"),
-        ("mem_capacity_figure", lambda chip: chip.mem_capacity, "memory capacity"),
-    ],
-)
+@pytest.mark.parametrize(("field", "read", "what"), [
+    ("peak_flops_table", lambda chip: chip.ridge_point("bf16"), "bf16 peak FLOP/s"),
+    ("mem_bw_figure", lambda chip: chip.mem_bw, "memory bandwidth"),
+    ("link_bw_figure", lambda chip: chip.link_bw, "link bandwidth"),
+    ("mem_capacity_figure", lambda chip: chip.mem_capacity, "memory capacity"),
+])  # fmt: skip
 def test_a_bad_figure_is_named_where_it_is_read(bad: object, field: str, read, what: str) -> None:
     if field == "peak_flops_table":
         figure = {**H100.peak_flops_table, "bf16": flops(bad, "test")}  # type: ignore[arg-type]

@@ -78,22 +78,19 @@ def test_the_table_holds_the_three_models() -> None:
 LINEAR = {f"linear_{size}": 1 for size in ("heads", "key_heads", "key_dim", "value_dim", "conv")}
 
 
-@pytest.mark.parametrize(
-    ("fields", "words"),
-    [
-        ({"n_experts": 8, "experts_per_token": 9, "d_ff_expert": 8}, "experts_per_token must be"),
-        ({"n_experts": 8, "experts_per_token": 2}, "needs d_ff_expert"),
-        ({"sliding_layers": 2}, "needs a sliding_window"),
-        ({"dense_layers": 33}, "dense_layers exceeds n_layers"),
-        # a mixture whose 32 layers are all dense: its experts sit in no layer
-        ({"n_experts": 8, "experts_per_token": 2, "d_ff_expert": 8, "dense_layers": 32}, "no MoE"),
-        # 20 sliding + 13 Gated DeltaNet layers of 32
-        ({"sliding_layers": 20, "sliding_window": 8, "linear_layers": 13, **LINEAR}, r"\+ linear"),
-        ({"kv_lora_rank": 512, "rope_head_dim": 128}, "0 < rope_head_dim < d_head"),
-        ({"n_experts": -1}, "n_experts must be a whole number >= 0"),
-        ({"published_active": 0}, "published_active must be > 0"),
-    ],
-)
+@pytest.mark.parametrize(("fields", "words"), [
+    ({"n_experts": 8, "experts_per_token": 9, "d_ff_expert": 8}, "experts_per_token must be"),
+    ({"n_experts": 8, "experts_per_token": 2}, "needs d_ff_expert"),
+    ({"sliding_layers": 2}, "needs a sliding_window"),
+    ({"dense_layers": 33}, "dense_layers exceeds n_layers"),
+    # a mixture whose 32 layers are all dense: its experts sit in no layer
+    ({"n_experts": 8, "experts_per_token": 2, "d_ff_expert": 8, "dense_layers": 32}, "no MoE"),
+    # 20 sliding + 13 Gated DeltaNet layers of 32
+    ({"sliding_layers": 20, "sliding_window": 8, "linear_layers": 13, **LINEAR}, r"\+ linear"),
+    ({"kv_lora_rank": 512, "rope_head_dim": 128}, "0 < rope_head_dim < d_head"),
+    ({"n_experts": -1}, "n_experts must be a whole number >= 0"),
+    ({"published_active": 0}, "published_active must be > 0"),
+])  # fmt: skip
 def test_a_mixture_or_latent_record_out_of_shape_is_one_line(fields, words) -> None:
     with pytest.raises(ValueError, match=words):
         dataclasses.replace(models.LLAMA_3_8B, **fields)

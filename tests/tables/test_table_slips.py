@@ -278,18 +278,15 @@ def _raised_in(path: str, code: str, namespace: dict | None = None) -> BaseExcep
     raise AssertionError(f"{code!r} raised nothing")
 
 
-@pytest.mark.parametrize(
-    ("path", "seen"),
-    [
-        ("/srv/course/lectures/words/llm_speed.py", "lectures/words/llm_speed.py"),
-        ("/srv/common/x/lectures/02_roofline_basics.py", "lectures/02_roofline_basics.py"),
-        ("/srv/lectures/common/tables/models.py", "common/tables/models.py"),
-        ("/srv/course/tools/report.py", "tools/report.py"),
-        ("/home/me/course/common/hw_specs.py", "common/hw_specs.py"),
-        ("./common/hw_specs.py", "common/hw_specs.py"),
-        ("hw_specs.py", "hw_specs.py"),
-    ],
-)
+@pytest.mark.parametrize(("path", "seen"), [
+    ("/srv/course/lectures/words/llm_speed.py", "lectures/words/llm_speed.py"),
+    ("/srv/common/x/lectures/02_roofline_basics.py", "lectures/02_roofline_basics.py"),
+    ("/srv/lectures/common/tables/models.py", "common/tables/models.py"),
+    ("/srv/course/tools/report.py", "tools/report.py"),
+    ("/home/me/course/common/hw_specs.py", "common/hw_specs.py"),
+    ("./common/hw_specs.py", "common/hw_specs.py"),
+    ("hw_specs.py", "hw_specs.py"),
+])  # fmt: skip
 def test_shown_starts_at_the_last_course_folder(path, seen) -> None:
     assert slips.shown(path) == seen
 
