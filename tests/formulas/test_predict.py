@@ -501,14 +501,11 @@ MIXTRAL_EXPERTS, MIXTRAL_REST = 45_097_156_608, 46_702_792_704 - 45_097_156_608
 MIXTRAL_KV = 2 * 32 * 8 * 128  # KV elements a token: 8 KV heads of 128
 
 
-@pytest.mark.parametrize(
-    ("gpus", "kv", "by_hand"),
-    [
-        (1, "bf16", 2 * LLAMA_N + 8 * 4096 * LLAMA_KV * 2),
-        (2, "bf16", LLAMA_N + 8 * 4096 * LLAMA_KV),  # weights and KV heads halved
-        (2, "fp8", LLAMA_N + 8 * 4096 * LLAMA_KV / 2),  # one byte a cached element
-    ],
-)
+@pytest.mark.parametrize(("gpus", "kv", "by_hand"), [
+    (1, "bf16", 2 * LLAMA_N + 8 * 4096 * LLAMA_KV * 2),
+    (2, "bf16", LLAMA_N + 8 * 4096 * LLAMA_KV),  # weights and KV heads halved
+    (2, "fp8", LLAMA_N + 8 * 4096 * LLAMA_KV / 2),  # one byte a cached element
+])  # fmt: skip
 def test_memory_per_gpu_is_weights_plus_cache_by_hand(gpus, kv, by_hand) -> None:
     model = get_model("llama-2-7b")
     assert memory_per_gpu(model, DTypes("bf16", kv), gpus, 8, 4096) == pytest.approx(by_hand)

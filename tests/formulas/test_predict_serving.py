@@ -74,21 +74,18 @@ def test_ep_dispatch_and_combine_per_decode_step(tmp_path, capsys) -> None:
     assert sp["total_s"] == pytest.approx((18 + 17 + 4 * (2 * 17 + 18)) * FLOOR)
 
 
-@pytest.mark.parametrize(
-    ("config", "flags", "said"),
-    [
-        (LLAMA, ("--ep", "2"), "is dense"),
-        (MIXTRAL, ("--ep", "3"), "--ep 3 does not divide config's 4 experts"),
-        (MIXTRAL, ("--ep", "2", "--gpus", "4"), "give --gpus 2"),
-        (LLAMA, ("--speculate", "2"), "go together"),
-        (LLAMA, ("--acceptance", "0.5"), "go together"),
-        (LLAMA, ("--draft-config", "x.json"), "needs --speculate"),
-        (LLAMA, ("--prompt", "60", "--new-tokens", "4", "--speculate", "2", "--acceptance", "0.5"),
-         "window"),
-        (LLAMA, ("--speculate", "2", "--acceptance", "1.5"), "acceptance"),
-        (LLAMA, ("--precision", "fp7"), "unknown precision 'fp7'; choose one of: fp32"),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize(("config", "flags", "said"), [
+    (LLAMA, ("--ep", "2"), "is dense"),
+    (MIXTRAL, ("--ep", "3"), "--ep 3 does not divide config's 4 experts"),
+    (MIXTRAL, ("--ep", "2", "--gpus", "4"), "give --gpus 2"),
+    (LLAMA, ("--speculate", "2"), "go together"),
+    (LLAMA, ("--acceptance", "0.5"), "go together"),
+    (LLAMA, ("--draft-config", "x.json"), "needs --speculate"),
+    (LLAMA, ("--prompt", "60", "--new-tokens", "4", "--speculate", "2", "--acceptance", "0.5"),
+     "window"),
+    (LLAMA, ("--speculate", "2", "--acceptance", "1.5"), "acceptance"),
+    (LLAMA, ("--precision", "fp7"), "unknown precision 'fp7'; choose one of: fp32"),
+])  # fmt: skip
 def test_unsupported_combinations_are_one_line(tmp_path, capsys, config, flags, said) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(config))
