@@ -81,19 +81,15 @@ def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) ->
     assert docs_hooks.exit_message() == ""
 
 
-@pytest.mark.parametrize(
-    ("path", "caption", "alt"),
-    [
-        ("/x/02_roofline-a100.png", "", "02 roofline a100"),  # no caption: the file's name
-        ("/x/a.png", "Look at it.", "a"),  # no description: the name
-        # the sentence that says what the figure shows, its markup dropped
-        ("/x/05_rooflines.png",
-         "Look at the slope first. The A100 roof with every ``add`` on the slope. Tap it to zoom.",
-         "Figure 05 rooflines: The A100 roof with every add on the slope."),
-        ("x/06_speed.png", "斜线是带宽上限。看 ridge point 的两侧。",
-         "图 06 speed：斜线是带宽上限。"),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize(("path", "caption", "alt"), [
+    ("/x/02_roofline-a100.png", "", "02 roofline a100"),  # no caption: the file's name
+    ("/x/a.png", "Look at it.", "a"),  # no description: the name
+    # the sentence that says what the figure shows, its markup dropped
+    ("/x/05_rooflines.png",
+     "Look at the slope first. The A100 roof with every ``add`` on the slope. Tap it to zoom.",
+     "Figure 05 rooflines: The A100 roof with every add on the slope."),
+    ("x/06_speed.png", "斜线是带宽上限。看 ridge point 的两侧。", "图 06 speed：斜线是带宽上限。"),
+])  # fmt: skip
 def test_alt_text_says_what_the_figure_shows(path: str, caption: str, alt: str) -> None:
     assert docs_hooks.alt_text(path, *([caption] if caption else [])) == alt
 

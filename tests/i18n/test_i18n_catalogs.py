@@ -64,21 +64,18 @@ def test_glossary_has_the_size_and_columns_a_course_needs() -> None:
         assert chinese[kept] == kept, f"{kept} stays in English"
 
 
-@pytest.mark.parametrize(
-    ("english", "chinese", "misses"),
-    [
-        ("The arithmetic intensity is high.", "算术强度很高。", []),
-        ("High arithmetic intensity", "运算强度高", ["arithmetic intensity -> 算术强度"]),
-        ("Memory-bound kernels", "访存密集的 kernel", ["memory-bound -> 带宽受限"]),
-        # kept in English: the Chinese must say "KV cache", not only 键值缓存
-        ("The KV cache grows.", "键值缓存变大。", ["KV cache -> KV cache"]),
-        ("The KV cache grows.", "KV cache 变大。", []),
-        # the longer term is matched first; "cache" alone is not a term
-        ("the hierarchical roofline", "分层 roofline", []),
-        # code, math and computed text are not prose
-        ("Run ``--kv fp8`` with :computed:`KV cache`.", "运行 ``--kv fp8``。", []),
-    ],
-)
+@pytest.mark.parametrize(("english", "chinese", "misses"), [
+    ("The arithmetic intensity is high.", "算术强度很高。", []),
+    ("High arithmetic intensity", "运算强度高", ["arithmetic intensity -> 算术强度"]),
+    ("Memory-bound kernels", "访存密集的 kernel", ["memory-bound -> 带宽受限"]),
+    # kept in English: the Chinese must say "KV cache", not only 键值缓存
+    ("The KV cache grows.", "键值缓存变大。", ["KV cache -> KV cache"]),
+    ("The KV cache grows.", "KV cache 变大。", []),
+    # the longer term is matched first; "cache" alone is not a term
+    ("the hierarchical roofline", "分层 roofline", []),
+    # code, math and computed text are not prose
+    ("Run ``--kv fp8`` with :computed:`KV cache`.", "运行 ``--kv fp8``。", []),
+])  # fmt: skip
 def test_checker_finds_a_term_the_translation_dropped(
     english: str, chinese: str, misses: list[str]
 ) -> None:

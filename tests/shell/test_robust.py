@@ -113,16 +113,13 @@ def test_an_ascii_locale_still_prints_the_micro_sign(lecture: str, tmp_path: Pat
         assert f"saved results: {saved}".encode() in done.stdout and saved.is_file()
 
 
-@pytest.mark.parametrize(
-    ("body", "args", "env", "said"),
-    [
-        ("open('/nonexistent/a\\nb')", [], {}, "/nonexistent/a\\nb: No such file or directory"),
-        # the name printed as the bytes it came as (not "Error in sys.excepthook")
-        ("open(sys.argv[1])", ["/nonexistent/é"], ASCII_LOCALE,
-         "/nonexistent/é: No such file or directory"),
-        ("raise ValueError('no chip a\\udfffb')", [], ASCII_LOCALE, "no chip a\\udfffb"),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize(("body", "args", "env", "said"), [
+    ("open('/nonexistent/a\\nb')", [], {}, "/nonexistent/a\\nb: No such file or directory"),
+    # the name printed as the bytes it came as (not "Error in sys.excepthook")
+    ("open(sys.argv[1])", ["/nonexistent/é"], ASCII_LOCALE,
+     "/nonexistent/é: No such file or directory"),
+    ("raise ValueError('no chip a\\udfffb')", [], ASCII_LOCALE, "no chip a\\udfffb"),
+])  # fmt: skip
 def test_an_odd_name_is_one_escaped_line(tmp_path: Path, body, args, env, said: str) -> None:
     done = run_python(str(demo_script(tmp_path, body)), *args, text=False, timeout=60, env=env)
     assert (done.returncode, done.stderr) == (1, f"99_demo.py: error: {said}\n".encode())
