@@ -182,8 +182,9 @@ def predict_request(args: Any) -> dict[str, Any]:
     compute = compute_precision(chip, precision)  # weight-only: the 16-bit network's
     spec, ach = spec_roofs(chip, compute), achievable_roofs(chip, compute)
     eng = engine_roofs(chip, args.engine, compute, tp)
-    widened = [WEIGHT_ONLY.format(chip=chip.name, p=p, wide=compute) for p in (precision,
-               dtypes.experts) if p and compute_precision(chip, p) != p]  # fmt: skip
+    widened = [WEIGHT_ONLY.format(chip=chip.name, p=p, wide=compute) if compute_precision(
+        chip, p) != p else f"the routed experts' {p} matmuls counted at the {compute} peak of the "
+        "rest" for p in (precision, dtypes.experts) if p and p != compute]  # fmt: skip
     net = ep_network(chip, args.ep, dtypes.w_bytes) if args.ep else None  # the GEMMs' input
     req = Request(model=model, gpus=gpus, batch=args.batch, prompt=args.prompt,
                   new_tokens=args.new_tokens, dtypes=dtypes)  # fmt: skip

@@ -385,3 +385,6 @@ def test_a_quantized_checkpoint_is_forecast_as_stored(tmp_path, capsys) -> None:
     assert "the table gives A100 80GB SXM no mxfp4 peak" in got["left_out"][1]
     assert run_json(tmp_path, oss, "--precision", "fp8", capsys=capsys)["stored"].startswith(
         "fp8 weights (bf16 embedding and LM head), bf16 KV")  # fmt: skip
+    left["quant_method"] = "fbgemm_fp8"  # a peak H100 has, beside 16-bit attention
+    notes = run_json(tmp_path, oss, "--chip", "h100", capsys=capsys)["left_out"]
+    assert notes[1] == "the routed experts' fp8 matmuls counted at the bf16 peak of the rest"
