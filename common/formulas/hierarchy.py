@@ -221,8 +221,7 @@ def find_plateaus(sizes: Sequence[float], bandwidths: Sequence[float | None]) ->
     # ignores the few differences that straddle a step), with a floor.
     diffs = [abs(b - a) for a, b in itertools.pairwise(raw_all)]
     sigma = max(NOISE_FLOOR, 1.4826 * median(diffs) / math.sqrt(2))  # 3 points or more
-    penalty = PENALTY_SIGMAS2 * sigma**2 * math.log(len(ys))
-    cuts = [*segment_means(ys, penalty), len(ys)]
+    cuts = [*segment_means(ys, PENALTY_SIGMAS2 * sigma**2 * math.log(len(ys))), len(ys)]
     stray_limit = max(FLAT_SLOPE, STRAY_SIGMAS * sigma)
     segments: list[list[int]] = []
     for a, b in itertools.pairwise(cuts):
@@ -300,10 +299,9 @@ def call_costs(
     one_element_s: float, below_s: float | None, above_s: float | None
 ) -> dict[str, Any]:
     """The call-cost record from t(1), t(500), t(501): t_call and the GIL step t(501) - t(500)."""
-    gil = 0.0 if below_s is None or above_s is None else max(0.0, above_s - below_s)
     return {
         "call_seconds": one_element_s,
-        "gil_seconds": gil,
+        "gil_seconds": 0.0 if below_s is None or above_s is None else max(0.0, above_s - below_s),
         "gil_threshold_elements": GIL_RELEASE_ELEMENTS,
         "below_threshold_seconds": below_s,
         "above_threshold_seconds": above_s,

@@ -26,8 +26,7 @@ def softmax_counts(
     n: int, d: int, elem_bytes: float = 2, fused: bool = True
 ) -> tuple[float, float]:
     """Row softmax over [n, d]: F = 5nd; fused reads once, writes once, naive 3 reads + 2 writes."""
-    passes = 2 if fused else 5
-    return float(SOFTMAX_FLOPS_PER_ELEM * n * d), elem_bytes * passes * n * d
+    return float(SOFTMAX_FLOPS_PER_ELEM * n * d), elem_bytes * (2 if fused else 5) * n * d
 
 
 def attention_counts(
@@ -73,8 +72,7 @@ def memory_ledger(n_params: float, weight_bytes: float, n_layers: int, d_kv: int
     in bytes; T, the tokens alive at once, is B S in prefill and B in decode."""
     w = n_params * weight_bytes
     kv = kv_cache_bytes(batch * seq, n_layers, d_kv, kv_bytes)
-    tokens = batch * seq if active_tokens is None else active_tokens
-    act = tokens * act_bytes_per_token
+    act = (batch * seq if active_tokens is None else active_tokens) * act_bytes_per_token
     return MemoryLedger(w, kv, act, overhead_rate * (w + kv + act))
 
 

@@ -44,14 +44,12 @@ def elementwise_n(working_set_bytes: int) -> int:
 
 def layernorm_shape(working_set_bytes: int, d: int = HIDDEN) -> tuple[int, int]:
     """[rows, d] so that x, xc and its square (3 fp32 arrays) fill the working set."""
-    rows = working_set_bytes // (3 * FP32 * d)
-    return max(ROW_STEP, rows // ROW_STEP * ROW_STEP), d
+    return max(ROW_STEP, working_set_bytes // (3 * FP32 * d) // ROW_STEP * ROW_STEP), d
 
 
 def attention_seq_len(llc_bytes: int, cap_bytes: int | None = None) -> int:
     """Smallest multiple of SEQ_STEP with the N x N score matrix S >= 2x LLC (within the cap)."""
-    need = CACHE_MARGIN * llc_bytes
-    n = SEQ_STEP * max(1, math.ceil(math.sqrt(need / FP32) / SEQ_STEP))
+    n = SEQ_STEP * max(1, math.ceil(math.sqrt(CACHE_MARGIN * llc_bytes / FP32) / SEQ_STEP))
     while cap_bytes is not None and FP32 * n * n > cap_bytes and n > SEQ_STEP:
         n -= SEQ_STEP
     return n
@@ -59,8 +57,7 @@ def attention_seq_len(llc_bytes: int, cap_bytes: int | None = None) -> int:
 
 def same_flops_matmul_size(flops: float) -> int:
     """Square matmul size m (a multiple of SAME_FLOPS_STEP) whose 2 m^3 is closest to `flops`."""
-    m = round((flops / 2) ** (1 / 3) / SAME_FLOPS_STEP) * SAME_FLOPS_STEP
-    return max(SAME_FLOPS_STEP, m)
+    return max(SAME_FLOPS_STEP, round((flops / 2) ** (1 / 3) / SAME_FLOPS_STEP) * SAME_FLOPS_STEP)
 
 
 # --- FLOP and byte ledgers (fp32) --------------------------------------------

@@ -169,8 +169,7 @@ def weight_copies(weight_bytes: int, llc_bytes: int | None, cap_bytes: int) -> i
     llc = llc_or_fallback(llc_bytes)
     if weight_bytes >= WEIGHT_CLEAR * llc:
         return 1
-    want = 1 + math.ceil(WEIGHT_CLEAR * llc / weight_bytes)
-    return max(1, min(want, cap_bytes // weight_bytes))
+    return max(1, min(1 + math.ceil(WEIGHT_CLEAR * llc / weight_bytes), cap_bytes // weight_bytes))
 
 
 def streamed_between_bytes(weight_bytes: int, copies: int) -> int:

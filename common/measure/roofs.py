@@ -237,8 +237,7 @@ class RoofRun:
         stream, _, matmul, _ = self.kernels
         best, budget_s = math.inf, 0.0 if self.clock() > self.deadline else budget_s
         for r in range(rounds):
-            times = self._round(fn, r, rounds, repeat, budget_s)
-            best = min(best, *times)
+            best = min(best, *self._round(fn, r, rounds, repeat, budget_s))
             self.bw_times += time_samples(stream, repeat=1, warmup=0, clock=self.clock)
             self.mm_times += time_samples(matmul, repeat=1, warmup=0, clock=self.clock)
         return best
