@@ -52,8 +52,7 @@ def _changed_string(original: ast.AST, mutant: ast.AST) -> tuple[ast.Constant, a
     x, y = changed[0]
     if not (isinstance(x.value, str) and isinstance(y.value, str)):
         return None
-    parent = {c: p for p in ast.walk(original) for c in ast.iter_child_nodes(p)}
-    return x, parent.get(x)
+    return x, {c: p for p in ast.walk(original) for c in ast.iter_child_nodes(p)}.get(x)
 
 
 def is_phrase_mutant(original: ast.AST, mutant: ast.AST) -> bool:

@@ -63,8 +63,7 @@ def bandwidth_sweep_figure(path: str | os.PathLike[str], sizes: Sequence[float],
             box = {"bbox": {**WHITE, "boxstyle": "round,pad=0.1"}, "zorder": 6}
             up = {"rotation": 90, "va": "bottom", "ha": "right", "fontsize": 7, **box}
             ax.text(size, 0.015, text, transform=ax.get_xaxis_transform(), **up)
-    top = max([m / GB for m in measured] + [p[1] for p in pairs]) * 1.18
-    ax.set(ylim=(0, top), xlim=(lo, hi))
+    ax.set(ylim=(0, max([m / GB for m in measured] + [p[1] for p in pairs]) * 1.18), xlim=(lo, hi))
     style.binary_ticks(ax, lo, hi)
     ax.set(xlabel="working set of z = x + y (fp32, three arrays)", ylabel="bandwidth (GB/s)")
     ax.set_title("Streaming bandwidth by working-set size")

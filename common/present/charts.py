@@ -39,8 +39,7 @@ def ascii_roofline(points: Sequence[tuple[str, float, float | None]], peak: floa
     for label, i, perf in points:
         if not lo <= i <= hi:
             continue
-        y = attainable_flops(i, p, b) if perf is None else perf
-        r, c = row(y), col(i)
+        r, c = row(attainable_flops(i, p, b) if perf is None else perf), col(i)
         if 0 <= r < height:
             grid[r][c] = label[:1]
 

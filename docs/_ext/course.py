@@ -257,8 +257,7 @@ def hide_unreadable_values(app: Sphinx, doctree: nodes.document) -> None:
         if not (isinstance(value, os.PathLike) or len(text) > 400 or any(r in text for r in roots)):
             continue
         for annotation in list(sig.findall(addnodes.desc_annotation)):
-            marks = [p.astext() for p in annotation.findall(addnodes.desc_sig_punctuation)]
-            if "=" in marks:
+            if "=" in [p.astext() for p in annotation.findall(addnodes.desc_sig_punctuation)]:
                 annotation.parent.remove(annotation)
 
 

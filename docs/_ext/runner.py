@@ -369,8 +369,7 @@ def write_static(app: Sphinx) -> None:
     staging = Path(app.outdir) / "_static" / "runner"
     course, _ = pack_course(lectures, staging / "course.zip")
     app._runner_digest = course  # type: ignore[attr-defined]
-    cache = runtime.folder.parent / ".cache" / "roofline-runner"
-    stdlib, why = compiled_stdlib(runtime, cache)
+    stdlib, why = compiled_stdlib(runtime, runtime.folder.parent / ".cache" / "roofline-runner")
     if stdlib is None:
         logger.verbose("runner: serving the standard library as source: %s", why)
     folder = copy_runtime(runtime, staging, stdlib)
