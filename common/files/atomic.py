@@ -74,8 +74,7 @@ def _hold_signals() -> object:
     pending: list[tuple[int, Any]] = []
     old: dict[int, Callable[[int, Any], Any]] = {}
     for signum in (signal.SIGINT, *STOP_SIGNALS):  # those a lecture turns into a clean stop
-        previous = signal.getsignal(signum)
-        if callable(previous):  # SIG_DFL and SIG_IGN stay as they are
+        if callable(previous := signal.getsignal(signum)):  # SIG_DFL and SIG_IGN stay as they are
             old[signum] = previous
             signal.signal(signum, lambda num, frame: pending.append((num, frame)))
     return old, pending

@@ -131,8 +131,7 @@ def load_results(
         problem = _problem(data)
     if problem:
         return unusable(f"is corrupt ({problem})")
-    version = data.get("format_version")
-    if type(version) is not int or version != FORMAT_VERSION:
+    if type(version := data.get("format_version")) is not int or version != FORMAT_VERSION:
         return unusable(f"has format version {version!r}, expected {FORMAT_VERSION}")
     try:  # describing this machine takes numpy and threadpoolctl, which bare python3 lacks
         here = this_machine if this_machine is not None else machine.describe()

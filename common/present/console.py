@@ -218,8 +218,7 @@ def print_observations(items: Sequence[str], title: str = "What to observe") -> 
 
 def progress(message: str, end: str = "") -> None:
     """Progress line on stderr, only when stderr is a terminal (captured output stays clean)."""
-    stream = sys.stderr
-    if stream is not None and hasattr(stream, "isatty") and stream.isatty():
+    if (stream := sys.stderr) is not None and hasattr(stream, "isatty") and stream.isatty():
         cols = shutil.get_terminal_size((80, 20)).columns
         stream.write("\r" + message[: cols - 1].ljust(cols - 1) + end)
         stream.flush()

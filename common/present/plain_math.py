@@ -36,8 +36,7 @@ def plain(tex: str) -> str:
     out: list[str] = []
     i = 0
     while i < len(tex):
-        ch = tex[i]
-        if ch == "\\":
+        if (ch := tex[i]) == "\\":
             if i + 1 < len(tex) and tex[i + 1] in SPACES:
                 out.append(SPACES[tex[i + 1]])
                 i += 2

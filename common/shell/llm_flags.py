@@ -108,8 +108,7 @@ def parse_moe_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, s
     if args.context > model.max_context:
         parser.error(f"argument --context: {args.context} exceeds {model.name}'s window of "
                      f"{model.max_context} tokens")  # fmt: skip
-    E = model.n_experts
-    if E % args.ep:
+    if (E := model.n_experts) % args.ep:
         fits = ", ".join(str(n) for n in range(1, E + 1) if E % n == 0)
         parser.error(f"argument --ep: {args.ep} GPUs cannot share {model.name}'s {E} experts "
                      f"evenly; choose one of: {fits}")  # fmt: skip

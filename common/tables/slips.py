@@ -103,8 +103,7 @@ def check_table_source(source: str, path: str, *classes: type) -> None:
         if isinstance(key, str) and not key.strip():
             line = kw["key"].value.lineno
             raise SlipError(f"{where} line {line}: {rec} has an empty key; give it a name")
-        table = kw.get("peak_flops_table")
-        if table is not None and isinstance(table.value, ast.Dict):
+        if (table := kw.get("peak_flops_table")) is not None and isinstance(table.value, ast.Dict):
             found = [(_constant(k), k.lineno) for k in table.value.keys if k is not None]
             _duplicates(found, f"{rec} peak", where, DICT_FIX)
         keys.setdefault(noun, []).append((key, node.lineno))
