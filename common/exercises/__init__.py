@@ -607,9 +607,8 @@ def tiled_head_dim_answer() -> Answer:
         f"With M_sm fixed ({fmt_bytes(m, True, digits=0)}, the {chip.name}'s shared memory), "
         "a larger head dim makes every block row bigger, so fewer rows fit: B_r falls about as "
         "1 / d_h and T_r grows with d_h.",
-        "Each reread of K and V also carries d_h elements per row, so the traffic "
-        "D = b N d_h (2 + 2 T_r) grows about as d_h^2: FlashAttention's "
-        f"Theta(N^2 d^2 / M). {doubling}",
+        "Each reread of K and V also carries d_h elements per row, so the traffic D = b N d_h (2 + "
+        f"2 T_r) grows about as d_h^2: FlashAttention's Theta(N^2 d^2 / M). {doubling}",
         f"F grows only as d_h, so the intensity falls roughly as 1 / d_h. Against the "
         f"ridge of {_f1(ridge)} FLOP/byte, " + _head_dims_reaching(values, ridge) + " (table).",
     )
@@ -741,12 +740,11 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
         f"The twin's MLP, X[B, {d:,}] W[{d:,}, {d_ff:,}], reaches it at B = {fmt_batch(twin)}.",
         "The experts never reach the ridge: their intensity stays below it."
         if moe is None or twin is None
-        else f"An expert matmul does 2 B k d f FLOP over E (1 - (1 - k/E)^B) experts' weights "
-        f"and B k (d + f) activations; the smallest B past the ridge is {moe:,}, "
-        f"{ratio(moe / twin, 1)} the twin's batch against E / k = {E / k:g}: each expert "
-        f"meets only k/E of the batch, and an expert ({f:,} wide) is "
-        f"{'narrower than' if f < d_ff else 'as wide as'} the twin's MLP, "
-        "so its activations weigh more per FLOP.",
+        else "An expert matmul does 2 B k d f FLOP over E (1 - (1 - k/E)^B) experts' weights and B "
+        f"k (d + f) activations; the smallest B past the ridge is {moe:,}, {ratio(moe / twin, 1)} "
+        f"the twin's batch against E / k = {E / k:g}: each expert meets only k/E of the batch, and "
+        f"an expert ({f:,} wide) is {'narrower than' if f < d_ff else 'as wide as'} the twin's "
+        "MLP, so its activations weigh more per FLOP.",
     )
     formula = r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
     formula += r"\geq \frac{P_{\text{peak}}}{\beta}"
