@@ -72,8 +72,7 @@ def main() -> int:
                     target += "" if limit_b is None else f", {limit_b / GIB:g} GiB"
                     flag = "" if ok else "  OVER" if code == 0 else f"  exit {code}"
                     print(f"{script.name:28} {fake:>5} {wall:7.2f}s {rss / 2**20:6.0f} MiB  "
-                          f"{target:16} {before}->{load()}{flag}",
-                          flush=True)  # fmt: skip
+                          f"{target:16} {before}->{load()}{flag}", flush=True)  # fmt: skip
                     failed += not ok
         if args.docs:
             before = load()

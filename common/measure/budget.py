@@ -302,8 +302,7 @@ def check_memory(plan: Budget, room: int | None, what: str = "of free memory lef
     left, rerun = f"{room / GIB:.2f} GiB {what}", fit if fit < limit else math.floor(limit * 4) / 8
     _advice[0] = (  # if it fits yet an allocation fails: half of it; the flag takes > 1/8 GiB
         f"rerun with --memory-limit {rerun:g} ({left})" if rerun > 0.125
-        else f"only {left}: close other programs or raise the limit"
-    )  # fmt: skip
+        else f"only {left}: close other programs or raise the limit")  # fmt: skip
     if fit < limit:
         raise ValueError(f"--memory-limit {limit:g} GiB is more than this process can allocate; "
                          f"{_advice[0]}")  # fmt: skip

@@ -152,8 +152,7 @@ def export_trace(
         free = shutil.disk_usage(folder).free / 2**20
         raise OSError(
             errno.ENOSPC, f"the profiler could not write its trace there ({free:.1f} MiB free)",
-            display_path(folder),
-        ) from None  # fmt: skip
+            display_path(folder)) from None  # fmt: skip
 
 
 def read_trace(

@@ -8,8 +8,7 @@ import re
 SYMBOLS = {
     "geq": ">=", "ge": ">=", "leq": "<=", "le": "<=", "approx": "~", "times": "x", "cdot": "*",
     "propto": "is proportional to", "Rightarrow": "=>", "iff": "<=>", "ldots": "...", "ast": "*",
-    "lceil": "ceil(", "rceil": ")", "left": "", "right": "", "qquad": " ", "quad": " ",
-}  # fmt: skip
+    "lceil": "ceil(", "rceil": ")", "left": "", "right": "", "qquad": " ", "quad": " "}  # fmt: skip
 SPACES = {",": " ", ";": " ", ":": " ", "!": "", " ": " ", "%": "%"}
 
 

@@ -176,8 +176,7 @@ def _said(exc: BaseException) -> str | None:
         why = (
             "an edit of the course's own files broke this import: undo it, or compare with "
             "`git diff`" if ours else "this lecture needs the course's packages: run it "
-            "with .venv/bin/python, which `make test` sets up"
-        )  # fmt: skip
+            "with .venv/bin/python, which `make test` sets up")  # fmt: skip
         return f"{_one_line(exc)} ({why})"
     if failed := _allocation(exc):
         budget = sys.modules.get("common.measure.budget")  # a measuring lecture: its --memory-limit

@@ -218,8 +218,7 @@ def _vidur(
                       f"[.., {ng:,}], {name}", ms * MS, src)
                  for (k, n, cut, ops), ms in zip(ROLE_SHAPES, row[n_rows:], strict=True)
                  for kg, ng in [shard(k, n, cut, g)])
-        for g, row in rows.items()
-    }  # fmt: skip
+        for g, row in rows.items()}  # fmt: skip
     small = tuple(
         Term(f"{what}, 1 token, {name}", s, src)
         for what, s in zip(SMALL_KERNELS, VIDUR_SMALL_S[gpu], strict=True)
@@ -261,15 +260,13 @@ CHIP_TERMS: dict[str, ChipTerms] = {
 #: (measurements.KIPPLY_HBM_SHARE and hw_specs' achievable A100 bandwidth): calibration.
 KIPPLY_CASES = (
     "prefill, 1 GPU", "decode, 1 GPU", "prefill, 2 GPUs", "decode, 2 GPUs",
-    "13B, 1 x a100, 512 + 10", "13B, 2 x a100, 512 + 10",
-)  # fmt: skip
+    "13B, 1 x a100, 512 + 10", "13B, 2 x a100, 512 + 10")  # fmt: skip
 HBM_SHARE_CALIBRATION = {"a100": Term(
     "A100 40GB HBM share of FasterTransformer's decode matmuls (kipply)", 0.90,
     "hw_specs.A100.achievable_mem_bw_figure (kipply's profile)", KIPPLY_CASES)}  # fmt: skip
 KIPPLY_TWO_GPU_SHARE = Term(
     "HBM share on two GPUs (kipply)", pub.KIPPLY_HBM_SHARE[2], "measurements.KIPPLY_HBM_SHARE",
-    KIPPLY_CASES,
-)  # fmt: skip
+    KIPPLY_CASES)  # fmt: skip
 
 
 #: The custom all-reduces of vLLM and TensorRT-LLM on H100s (their sources), microseconds by
@@ -281,13 +278,11 @@ ALLREDUCE_US = {
                                8: (10.1, 9.3, 11.8, 24.1, 30.4, 45.0)},
     ("TensorRT-LLM", SGLANG_TRT_AR): {2: (3.7, 3.9, 4.5, 7.9, 12.5, 19.9),
                                       4: (4.8, 3.7, 4.8, 13.9, 20.2, 31.1),
-                                      8: (5.9, 5.7, 7.8, 16.7, 22.1, 33.8)},
-}  # fmt: skip
+                                      8: (5.9, 5.7, 7.8, 16.7, 22.1, 33.8)}}  # fmt: skip
 VLLM_ALLREDUCE, TRTLLM_ALLREDUCE = (
     {g: tuple(Term(f"{who} custom all-reduce, {m:,} B, {g} x H100", t * US, source)
               for m, t in zip(ALLREDUCE_BYTES, us, strict=True)) for g, us in by_gpus.items()}
-    for (who, source), by_gpus in ALLREDUCE_US.items()
-)  # fmt: skip
+    for (who, source), by_gpus in ALLREDUCE_US.items())  # fmt: skip
 VLLM_CUSTOM_AR = (
     "vllm-project/vllm vllm/distributed/device_communicators/custom_all_reduce.py (commit "
     "0ad8064), CustomAllreduce: world sizes 2, 4, 6 and 8, disabled only 'on more than two "

@@ -178,8 +178,7 @@ VIDUR_A100_MATMULS: tuple[OperatorRun, ...] = tuple(
         ("gate+up projection", LLAMA2_7B_UP, {1: 0.116, 16: 0.111, 64: 0.116, 128: 0.157,
                                               256: 0.229, 512: 0.402, 1024: 0.877}),
         ("QKV projection", LLAMA2_7B_QKV, {1: 0.065, 64: 0.067, 256: 0.112, 1024: 0.475}),
-    ) for n, ms in by_n.items()
-)  # fmt: skip
+    ) for n, ms in by_n.items())  # fmt: skip
 
 #: What the blog's own profiles of the same runs found (section 'comparing against real
 #: benchmarks'): comms per layer on 2 GPUs, and the matmul FLOP efficiencies of prefill.
@@ -227,8 +226,7 @@ GPT_20B = _gpt("GPT-20B (FasterTransformer)", "gpt-20b", 44, 48, FT_GPT_CONFIG)
 GPT_6_7B = _gpt("GPT-6.7B (FasterTransformer)", "gpt-6.7b", 32, 32, FT_GPT_CONFIG)
 LLAMA_2_70B = Model(
     "Llama-2-70B", "llama-2-70b", 80, 8192, 64, 8, 128, 28672, True, 32000, False, 4096,
-    LLAMA_2_70B_TRT,
-)  # fmt: skip
+    LLAMA_2_70B_TRT)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -366,8 +364,7 @@ LLAMA_2_13B_CONFIG = (
 )
 LLAMA_2_13B = Model(
     "Llama-2-13B", "llama-2-13b", 40, 5120, 40, 40, 128, 13824, True, 32000, False, 4096,
-    LLAMA_2_13B_CONFIG,
-)  # fmt: skip
+    LLAMA_2_13B_CONFIG)  # fmt: skip
 #: Llama-3.1-8B and Llama-3.3-70B have the shapes of Llama-3-8B and Llama-3-70B (longer RoPE
 #: windows); only the window differs, and no request here comes near it.
 LLAMA_3_1_8B = what_if(
@@ -455,8 +452,7 @@ SERVING_REQUESTS: tuple[Request, ...] = (
               {1: (7.729, 10.157, 12.493, 17.483), 2: (5.788, 6.981, 8.599, 11.955),
                4: (4.522, 5.317)}),
     *_argonne(LLAMA_3_70B, "TensorRT-LLM 0.11, Argonne", ARGONNE_TRT, "trtllm",
-              {4: (19.861, 23.560, 27.298, 32.455)}),
-)  # fmt: skip
+              {4: (19.861, 23.560, 27.298, 32.455)}))  # fmt: skip
 #: Every published request lecture 11 predicts: the course's first sources, then the engines'.
 ALL_REQUESTS: tuple[Request, ...] = (*REQUESTS, *SERVING_REQUESTS)
 
@@ -522,8 +518,7 @@ def _ll(ep: int, dispatch_us: float, combine_us: float) -> EPRun:
 #: Latency of one call by EP size (DEEPEP_LL).
 DEEPEP_LOW_LATENCY: tuple[EPRun, ...] = (
     _ll(8, 77, 114), _ll(16, 118, 195), _ll(32, 155, 273),
-    _ll(64, 173, 314), _ll(128, 192, 369), _ll(256, 194, 360),
-)  # fmt: skip
+    _ll(64, 173, 314), _ll(128, 192, 369), _ll(256, 194, 360))  # fmt: skip
 #: The EP size whose dispatch latency calibrates the per-call latency (all others validate).
 DEEPEP_CALIBRATION_EP = 8
 #: Normal kernels' bottleneck bandwidths (B/s) by EP size, dispatch and combine

@@ -93,8 +93,7 @@ class HardwareTableDirective(SphinxDirective):
                      f"{f.source}; {f.note}" if f.note else f.source)
                     for label, f in chip.figures()
                 ], f"{chip.name} (key ``{chip.key}``)", ["hw-figures"])  # title: in the catalog
-                for chip in chips
-            ]  # fmt: skip
+                for chip in chips]  # fmt: skip
         if kind == "achievable":
             named = ("chip", "roof", "spec", "achievable (measured)", "of spec", "measured by")
             headers = tuple(map(say, named))
@@ -184,8 +183,7 @@ class ExerciseDirective(SphinxDirective):
             children=[nodes.rubric("Worked answer", "Worked answer"), *body],
             opened=False, type="dropdown", has_title=True, icon=None, chevron=None,
             container_classes=["sd-mb-3", *classes],  # on the <details> sphinx-design writes
-            title_classes=[], body_classes=["exercise-answer-body"],
-        )  # fmt: skip
+            title_classes=[], body_classes=["exercise-answer-body"])  # fmt: skip
         return parsed
 
 
@@ -237,8 +235,7 @@ def check_api_pages(app: Sphinx, env: Any) -> None:
     missing = [m for m in common_modules() if m not in documented]
     if missing and "api" in env.all_docs:
         logger.warning("modules of common on no API page: %s; add `.. common-api:: PART` to a page "
-                       "under docs/api/",
-                       ", ".join(missing))  # fmt: skip
+                       "under docs/api/", ", ".join(missing))  # fmt: skip
 
 
 def hide_unreadable_values(app: Sphinx, doctree: nodes.document) -> None:
@@ -280,8 +277,7 @@ KEPT_MATHJAX = ("tex-chtml.js", "core.js", "loader.js", "startup.js")
 UNUSED_MATHJAX = (
     "output/svg.js", "output/svg", "input/mml.js", "input/mml", "input/asciimath.js",
     "input/tex-full.js", *(f"sre/mathmaps/{x}.json" for x in ("ca", "da", "de", "es", "fr")),
-    *(f"sre/mathmaps/{x}.json" for x in ("hi", "it", "nb", "nn", "sv")),
-)  # fmt: skip
+    *(f"sre/mathmaps/{x}.json" for x in ("hi", "it", "nb", "nn", "sv")))  # fmt: skip
 
 
 def prune_mathjax(app: Sphinx, exception: Exception | None) -> None:

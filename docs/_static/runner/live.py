@@ -150,8 +150,7 @@ def memory_ledger(
         _layer("ledger", {"type": "area", "opacity": 0.85}, x=_q("batch", "batch (sequences)"),
                y=_q("gb", "memory (GB)", stack=True), color=term, order={"field": "order"},
                tooltip=[{"field": "batch"}, {"field": "term"}, {"field": "gb"}]),
-        _rule("limits", "y", "gb", strokeDash=[6, 4], color="black"),
-    ]  # fmt: skip
+        _rule("limits", "y", "gb", strokeDash=[6, 4], color="black")]  # fmt: skip
     datasets: dict[str, Any] = {
         "ledger": rows,
         "limits": [{"what": f"capacity {capacity / 1e9:.0f} GB", "gb": capacity / 1e9}],
@@ -180,8 +179,7 @@ def batch_lines(
         _layer("lines", {"type": "line", "strokeWidth": 2}, x=_q("batch", x_title, log=True),
                y=_q("value", y_title, log=True), color=colour, order={"field": "batch"},
                tooltip=[{"field": "series"}, {"field": "batch"}, {"field": "value"}]),
-        _rule("marks", "x", "batch", strokeDash=[6, 4], color="#555555"),
-    ]  # fmt: skip
+        _rule("marks", "x", "batch", strokeDash=[6, 4], color="#555555")]  # fmt: skip
     datasets = {"lines": rows, "marks": [{"batch": b, "what": w} for b, w in marks]}
     return _spec("batch_lines", title, layers, datasets)
 
