@@ -147,8 +147,7 @@ def plateau_tables(r: Plateaus) -> Group:
     found = [
         [d.name, fmt_kib(d.lo_bytes, 0), fmt_kib(d.hi_bytes, 0), d.points, fmt_bw(d.bytes_per_s),
          _home(d, r.levels)]
-        for d in r.detected
-    ]  # fmt: skip
+        for d in r.detected]  # fmt: skip
     detected = Table(["plateau", "from", "to", "points", "bandwidth", "fits in"], found)
     none = Text("the detector found no run of flat points (too few sizes or too much noise)")
     shown = detected if r.detected else none
@@ -313,8 +312,7 @@ def operations_table(operations: Sequence[Row]) -> Group:
         [op["label"], op["level"], f"{op['intensity']:.3g}", f"{op['flops_per_s'] / 1e9:.2f}",
          op["predicted_roof"] or "-", "-" if share is None else f"{share:.0%}", op["closest_roof"]]
         for op in operations
-        for share in [op["fraction_of_predicted"]]
-    ]  # fmt: skip
+        for share in [op["fraction_of_predicted"]]]  # fmt: skip
     head = ["operation", "data in", "I (FLOP/B)", "GFLOP/s", "model's roof", "of it"]
     head += ["closest roof"]
     note = "The adds were timed again for this table and their GFLOP/s have the fixed call "

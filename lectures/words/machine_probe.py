@@ -151,8 +151,7 @@ def ledger_table(rows: Sequence[Row], ridge: float) -> Group:
     cells = [
         [r["name"], r["shape"], fmt_flops(r["flops"]), fmt_bytes(r["bytes"]),
          f"{r['intensity']:.3g}", fmt_bytes(r["working_set_bytes"], True), r["threads_text"]]
-        for r in rows
-    ]  # fmt: skip
+        for r in rows]  # fmt: skip
     table = Table(head, cells, note=note)
     return section("The ledger: what each operation must do", table, page="")
 

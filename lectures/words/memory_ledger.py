@@ -224,8 +224,7 @@ def sweep_table(s: Sweep) -> Group:
         [r["B"], f"{r['flops'] / 1e9:.3f}", f"{r['bytes'] / 1e6:.2f}", f"{r['intensity']:.2f}",
          r["bound"], _ms(r["latency_s"]), f"{r['throughput_per_s']:,.0f}", _ms(r["t_pred_s"]),
          f"{r['t_pred_s'] / r['latency_s']:.0%}", "!" if r["anomaly"] else ""]
-        for r in s.rows
-    ]  # fmt: skip
+        for r in s.rows]  # fmt: skip
     return Group(Table([*head, "roofline", "of bound", ""], cells), lines)
 
 

@@ -86,8 +86,7 @@ def sizes_section(s: Setup, counts: Sequence[Count]) -> Group:
          fmt_num(c.active), fmt_num(m.published_active) if m.published_active else "-",
          ratio(c.total / c.active, 1), fmt_num(c.twin)]
         for c in counts
-        for m in [c.model]
-    ]  # fmt: skip
+        for m in [c.model]]  # fmt: skip
     me = next(c for c in counts if c.model == s.model)
     weights, per_gpu, cap = me.weights, me.per_gpu, s.chip.mem_capacity
     fits = "fit in" if per_gpu <= cap else "do not fit in"
@@ -119,8 +118,7 @@ def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: f
     rows = [
         [f"{r.batch:,}", f"{r.uniform:.1f}", _pct(r.uniform / E), fmt_gb(r.uniform * per_expert),
          f"{r.skewed:.1f}", fmt_gb(r.skewed * per_expert)]
-        for r in reach
-    ]  # fmt: skip
+        for r in reach]  # fmt: skip
     fewer = sum(f"{r.skewed:.1f}" != f"{r.uniform:.1f}" and r.skewed < r.uniform for r in reach)
     whole = [r.batch for r in reach if f"{r.uniform / E:.1%}" == "100.0%"]
     first = reach[0]
@@ -150,8 +148,7 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
     rows = [
         [f"{a.batch:,}", fmt_gb(a.weight_bytes), fmt_time(a.time), f"{a.batch / a.time:,.0f}",
          fmt_gb(b.weight_bytes), fmt_time(b.time), f"{b.batch / b.time:,.0f}"]
-        for a, b in steps
-    ]  # fmt: skip
+        for a, b in steps]  # fmt: skip
     (moe_knee, twin_knee), ridge = crit, llm_speed.fmt_ridge(s.ridge)
     a, b = next((a, b) for a, b in steps if a.batch == s.batch)
     E_k = s.model.n_experts / s.model.experts_per_token
@@ -195,8 +192,7 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
         [f"{x.ep}" + " *" * (x.ep == s.ep), _pct(x.node_share), _pct(x.net_share),
          fmt_bytes(x.dispatch_bytes), fmt_bytes(x.combine_bytes), fmt_time(x.dispatch),
          fmt_time(x.combine), fmt_time(x.layer)]
-        for x in rows
-    ]  # fmt: skip
+        for x in rows]  # fmt: skip
     me = next(x for x in rows if x.ep == s.ep)
     comm = me.dispatch + me.combine
     slower = [x.ep for x in rows if x.dispatch + x.combine > x.layer]
@@ -233,8 +229,7 @@ def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
     rows = [
         [c.label, fmt_time(c.predicted), fmt_time(c.measured), f"{_err(c):+.0%}",
          "calibration" if c.calibration else "validation"]
-        for c in checks
-    ]  # fmt: skip
+        for c in checks]  # fmt: skip
     val = [c for c in checks if not c.calibration]
     worst = max(val, key=lambda c: abs(_err(c)))
     mean = sum(abs(_err(c)) for c in val) / len(val)
@@ -254,8 +249,7 @@ def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
     rows = [
         [f"{x.exponent:g}", ratio(x.expert_factor), ratio(x.gpu_factor), fmt_time(x.cost),
          _pct(x.cost / step)]
-        for x in skews
-    ]  # fmt: skip
+        for x in skews]  # fmt: skip
     worst = skews[-1]
     spread = "on one GPU every expert shares the same GPU, so no GPU waits for another"
     if s.ep > 1:
@@ -322,6 +316,5 @@ def summary(s: Setup, me: Count, crit: tuple, step: Step, comm: float | None) ->
         ["critical batch, experts / twin MLP", " / ".join(
             f"{c:,}" if c else "none" for c in crit)],
         [f"decode step >= per GPU, EP {s.ep}", step_s],
-        ["tokens/s per GPU <=", per_s],
-    ]  # fmt: skip
+        ["tokens/s per GPU <=", per_s]]  # fmt: skip
     return section("Summary", Table(["quantity", "value"], rows), page="")

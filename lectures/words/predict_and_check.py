@@ -346,8 +346,7 @@ def requests_table(rows: Sequence[RequestRow]) -> Table:
     body = [
         (r.label, r.engine, r.role, _ms(r.measured), _ms(r.bound), f"{_err(r, r.bound):+.1%}",
          _ms(r.forecast), f"{_err(r, r.forecast):+.1%}")
-        for r in rows
-    ]  # fmt: skip
+        for r in rows]  # fmt: skip
     headers = ("request (prompt + new tokens)", "engine, published by", "role", "measured",
                "bound", "error", "forecast", "error")  # fmt: skip
     classes = ", ".join(sorted({r.engine_class for r in rows}))

@@ -176,8 +176,7 @@ def flops_observations(f: FlopCount) -> Observations:
             f"pass alone in {fmt_time(f.prefill_s)} is {fmt_rate(rate)}, "
             f"{fmt_pct(rate / f.peak, 1)} of the matmul roof. A count that includes masked work, "
             "or misses the softmax and the norms, would give another MFU for the same model: take "
-            "the model's FLOPs and the wall time.",
-    ])  # fmt: skip
+            "the model's FLOPs and the wall time."])  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -147,8 +147,7 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
     table = [
         [f"{r.chunk:,}", f"{B:,}", fmt_time(r.seconds), f"{r.chunk / r.seconds:,.0f}",
          f"{B / r.seconds:,.0f}", f"{r.intensity:,.0f}"]
-        for r in rows
-    ]  # fmt: skip
+        for r in rows]  # fmt: skip
     none, first, full = rows[0], rows[1], rows[-1]
     per_token = (full.seconds - none.seconds) / full.chunk  # what a prompt token adds
     alone = chunked.alone / s.prompt
@@ -185,8 +184,7 @@ def speculation_section(s: Setup, rows: Sequence[Draft]) -> Group:
     table = [
         [f"{r.draft}", f"{r.verify:.3f}", *(f"{e:.2f}" for e in r.tokens),
          *(ratio(x) for x in r.speedup)]
-        for r in rows
-    ]  # fmt: skip
+        for r in rows]  # fmt: skip
     mid = ACCEPTANCES.index(0.8)
     best, first, last = max(rows, key=lambda r: r.speedup[mid]), rows[0], rows[-1]
     peak = f"At a = 0.8 the speed-up still rises at K = {last.draft} ({ratio(last.speedup[mid])})."
@@ -242,8 +240,7 @@ def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
     table = [
         [f"{r.prompt:,}", f"{r.output:,}", fmt_time(r.prefill_s), fmt_time(r.decode_s),
          f"{r.ratio:.3f}", fmt_pct(r.ratio / (1 + r.ratio), 1)]
-        for r in rows
-    ]  # fmt: skip
+        for r in rows]  # fmt: skip
     mine, hi, lo = rows[0], max(rows, key=lambda r: r.ratio), min(rows, key=lambda r: r.ratio)
     token = (mine.prefill_s / mine.prompt) / (mine.decode_s / mine.output)
     title = f"3. Prefill/decode disaggregation ({_on(s)} per replica, decode batch {s.batch:,})"
@@ -279,8 +276,7 @@ def cost_section(s: Setup, costs: Sequence[Cost]) -> Group:
     table = [
         [c.model.name, f"{c.gpus:,}" if c.gpus else "none", _wall(c.wall), cell(c.input_usd),
          cell(c.at(1)), *[cell(c.at(B))] * (B > 1), cell(c.at(c.wall))]
-        for c in costs
-    ]  # fmt: skip
+        for c in costs]  # fmt: skip
     items = []
     a, b = costs
     if a.at(1) and b.at(1):
@@ -351,8 +347,7 @@ def fleet_section(c: FleetCheck) -> Group:
          fmt_pct(c.hit_share, 1), _err(f.cached_input_tokens / f.input_tokens, c.hit_share),
          "published share"],
         ["cost margin", fmt_pct(margin, 0), fmt_pct(f.margin, 0), _err(margin, f.margin),
-         "published margin"],
-    ]  # fmt: skip
+         "published margin"]]  # fmt: skip
     speed_mid = sum(f.output_speed) / 2
     per_node = f.decode_per_node / speed_mid
     built = [
