@@ -84,8 +84,7 @@ basic_records = tuple(
             bound=roofline.bound_of(op_intensity[name], h100_ridge),
             attainable=roofline.attainable_flops(op_intensity[name], peak, bw),
             time=roofline.lower_bound_time(f, d, peak, bw))
-    for name, f, d in basic_ops
-)  # fmt: skip
+    for name, f, d in basic_ops)  # fmt: skip
 matmul_limit = K * N / (K + N)  # 2BKN / (2BK + 2KN + 2BN) grows towards KN / (K + N)
 part1 = page.Basics(chip=H100.name, peak=peak, bw=bw, ridge=h100_ridge, vector_len=VECTOR_LEN,
                     K=K, N=N, ops=basic_records, batches=BATCHES, limit=matmul_limit)  # fmt: skip
@@ -121,14 +120,12 @@ rows = {
         ridge=c.ridge_point(p),  # the smallest B reaching it, or None:
         batch=roofline.critical_batch(K, N, c.ridge_point(p), *map(bytes_per_elem, formats)),
     )
-    for c, p, formats in CASES
-}  # fmt: skip
+    for c, p, formats in CASES}  # fmt: skip
 part2 = page.Ridges(
     K, N, tuple(rows.values()),
     bandwidth=(rows[(H100.key, "bf16")], rows[(H200.key, "bf16")]),
     fp8=(rows[(H100.key, "bf16")], rows[(H100.key, "fp8")]),
-    nvfp4=(rows[(B300.key, "fp8")], rows[(B300.key, "nvfp4")]),
-)  # fmt: skip
+    nvfp4=(rows[(B300.key, "fp8")], rows[(B300.key, "nvfp4")]))  # fmt: skip
 show(*page.ridges(part2))
 
 # %%
@@ -171,8 +168,7 @@ part3 = page.Exercises(
     chip=TPU_V5E.name, K=K, N=N, v5e=tuple(v5e),
     int8_gain=TPU_V5E.peak_flops("int8") / TPU_V5E.peak_flops("bf16"),
     q_heads=Q_HEADS, head_dim=HEAD_DIM, context=CONTEXT, long_context=LONG,
-    attention=tuple(attention), ridge_chip=H100.name, ridge=h100_ridge,
-)  # fmt: skip
+    attention=tuple(attention), ridge_chip=H100.name, ridge=h100_ridge)  # fmt: skip
 show(*page.exercises(part3))
 
 # %%

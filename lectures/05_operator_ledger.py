@@ -54,8 +54,7 @@ def make_parser() -> cli.LectureParser:
     parser.add_argument(
         "--precision", type=cli.one_of(hw_specs.BYTES_PER_ELEM, "precision"), default="bf16",
         metavar="NAME", help="precision of the peak and of the stored elements; one the chip has "
-        "a peak for (default: bf16)",
-    )  # fmt: skip
+        "a peak for (default: bf16)")  # fmt: skip
     cli.add_results_flag(parser)
     cli.add_png_flags(parser)
     return parser

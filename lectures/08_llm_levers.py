@@ -72,8 +72,7 @@ for w in dict.fromkeys(["bf16", "int8", "int4", dtypes.weights]):
         wall=llm.largest_batch(model, chip, S, dt),
         kv_token=llm.kv_cache_bytes_per_token(model, dt.kv_bytes),
         attn_bytes=step.kind_total("attention", "nbytes"),
-        prefill_compute=matmuls.count("compute"), prefill_matmuls=len(matmuls),
-    )  # fmt: skip
+        prefill_compute=matmuls.count("compute"), prefill_matmuls=len(matmuls))  # fmt: skip
 
 show(page.quantization_section(setup, quant))
 
@@ -130,8 +129,7 @@ for c in CHIPS.values():
             at_wall=wall / llm.pass_time(step, c, fig_precision),  # tokens/s; 0: none fits
             knee=llm.decode_critical_batch(model, c_ridge, dtypes), ceiling=c.mem_bw / kv_seq,
             matmul=one.kind_total("matmul") / peak,
-            b1_memory="compute" not in bounds(one, c, fig_precision),
-        )  # fmt: skip
+            b1_memory="compute" not in bounds(one, c, fig_precision))  # fmt: skip
 
 q_one = next(op.intensity for op in one.layer if op.name == "Q projection")
 show(

@@ -232,8 +232,7 @@ if args.png:
     path = bandwidth_sweep_figure(
         args.outdir / "09_bandwidth_by_working_set.png", sizes, measured_bw, corrected_bw,
         [(c.name, c.size_bytes) for c in caches.data_caches(cache_list)],
-        [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in found], call_limit,
-    )  # fmt: skip
+        [(p.name, p.lo_bytes, p.hi_bytes, p.bytes_per_s) for p in found], call_limit)  # fmt: skip
     shown.append(display.figure(path, page.sweep_caption(here)))
 show(*shown, page.plateau_observations(here))
 
@@ -325,8 +324,7 @@ for p, i in chosen:
         "level": p.name, "working_set_bytes": sizes[i],
         "intensity": hierarchy.FLOPS_PER_ELEMENT / hierarchy.BYTES_PER_ELEMENT, "seconds": t,
         "flops_per_s": flops / max(t - t0, t / 10),  # t - t0 kept above a tenth of t
-        "flops_per_s_with_call_cost": flops / t,
-    })  # fmt: skip
+        "flops_per_s_with_call_cost": flops / t})  # fmt: skip
 
 # %%
 # Two matmuls join them, one small enough for L2 and one about half the size of
@@ -338,8 +336,7 @@ operations += [
     {"label": f"matmul n={mm['side']}", "level": hierarchy.fits_in(mm["bytes"], levels),
      "working_set_bytes": mm["bytes"], "intensity": roofline.intensity(mm["flops"], mm["bytes"]),
      "flops_per_s": mm["flops_per_s"], "flops_per_s_with_call_cost": mm["flops_per_s"]}
-    for mm in matmuls
-]  # fmt: skip
+    for mm in matmuls]  # fmt: skip
 for op in operations:
     placed = op["intensity"], op["flops_per_s"], op["level"]
     op.update(hierarchy.roof_verdict(*placed, level_roofs, peak_flops))

@@ -203,8 +203,7 @@ drawn = args.png and attention_plots.traffic_figure(
     args.outdir / "10_traffic_vs_on_chip_memory.png", m_grid, curve, naive_bytes, ideal_bytes, F,
     [(" / ".join(c.name for c in SM_CHIPS if c.smem_per_sm == m), m) for m in same_sm],
     [(c.name, c.ridge_point("bf16"), plans[c.key].needed) for c in GPUS],
-    f"One head, N = {N:,}, d_h = {D_HEAD}, bf16: FlashAttention-2's loops",
-)  # fmt: skip
+    f"One head, N = {N:,}, d_h = {D_HEAD}, bf16: FlashAttention-2's loops")  # fmt: skip
 # sphinx_gallery_end_ignore
 traffic = page.Traffic(landmarks=marks, least=least, least_bytes=curve[0], as_naive=as_naive,
                        slope=slope, resident=resident, lowest=min(curve), naive_bytes=naive_bytes,
@@ -373,8 +372,7 @@ rows = [  # each cache-sized choice: its blocks, steps, reads, traffic, bytes to
                reads=attention_io.kv_reads(BLOCK_N, b.rows, b.cols),
                traffic=attention.tiled_counts(BLOCK_N, D_HEAD, b.rows, b.cols)[1],
                touched=attention.tiled_cache_bytes(D_HEAD, b.rows, b.cols))
-    for name, b in sized.items()
-]  # fmt: skip
+    for name, b in sized.items()]  # fmt: skip
 block_f, naive_d = numpy_ops.attention_naive_counts(BLOCK_N, D_HEAD)
 naive_row = (naive_d, attention.naive_memory_bytes(BLOCK_N, D_HEAD), block_times["naive"])
 blocked = page.BlockSizes(n=BLOCK_N, d_head=D_HEAD, flops=block_f, naive=naive_row, peak=peak_1,
@@ -443,8 +441,7 @@ drawn = args.png and attention_plots.kernel_times_figure(
     *([counts[n][kind][1] / beta for n in N_LIST] for kind in page.KINDS),
     math.sqrt(llc / FP32),
     f"Both kernels on this machine (blocks from half the L2, d_h = {D_HEAD})",
-    "sequence length N (fp32, one thread)",
-)  # fmt: skip
+    "sequence length N (fp32, one thread)")  # fmt: skip
 # sphinx_gallery_end_ignore
 
 times_table, score_table, roof_table, notes, caption = page.kernels(timed)

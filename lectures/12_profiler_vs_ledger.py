@@ -58,8 +58,7 @@ def make_parser() -> cli.LectureParser:
     parser.add_argument(
         "--shrink", type=cli.int_in(1, budget.MAX_SHRINK, "shrink"), default=None, metavar="N",
         help=f"divide Llama 3 8B's widths and head counts by N (default {budget.SHRINK}, "
-        "doubled while one layer's weights would not fit --memory-limit)",
-    )  # fmt: skip
+        "doubled while one layer's weights would not fit --memory-limit)")  # fmt: skip
     return budget.add_flags(parser, "12")
 
 
@@ -326,8 +325,7 @@ flop_count = page.FlopCount(
     ledger_matmul_flops=sum(led.kind_total("matmul") for led in passes),
     ledger_attention_flops=sum(op.flops * c for op, c in products),
     prefill_flops=ledger_fp32.flops, prefill_s=prefill_span.dur_us / 1e6, peak=rf.peak,
-    steps=steps,
-)  # fmt: skip
+    steps=steps)  # fmt: skip
 show(page.flops_observations(flop_count))
 
 # %%

@@ -75,8 +75,7 @@ counts = [
     page.Count(model=m, total=llm.parameter_count(m), active=llm.active_parameter_count(m),
                twin=llm.parameter_count(dense_twin(m)), weights=llm.weight_bytes(m, dtypes),
                per_gpu=llm.ep_weight_bytes(m, dtypes, N))
-    for m in MOE_MODELS.values()
-]  # fmt: skip
+    for m in MOE_MODELS.values()]  # fmt: skip
 show(page.sizes_section(setup, counts))
 
 # %%
@@ -96,8 +95,7 @@ shares = serving.skewed_shares(E, k, ROUTING_ZIPF)  # q_i, summing to k
 reach = [
     page.Reach(batch=b, uniform=llm.experts_touched(b, k, E),
                skewed=serving.experts_touched_by_shares(b, shares))
-    for b in batches
-]  # fmt: skip
+    for b in batches]  # fmt: skip
 show(page.routing_section(setup, reach, per_expert, ROUTING_ZIPF))
 
 # %%
@@ -219,8 +217,7 @@ if args.png:
         ]
     path = moe_throughput_figure(
         args.outdir / "13_moe_throughput.png", curves, crit, B,
-        f"{model.name} and its dense twin on {chip.name} ({precision}), context {S:,}",
-    )  # fmt: skip
+        f"{model.name} and its dense twin on {chip.name} ({precision}), context {S:,}")  # fmt: skip
     pair = (mine, next(b for a, b in steps if a.batch == B))
     show(page.moe_png(path, setup, crit, pair, linked))
 else:

@@ -142,8 +142,7 @@ mtp = page.MTP(
     implied=serving.acceptance_for_speedup(published.MTP_SPEEDUP, K1, 1 / v3.n_layers, v3_verify),
     plain=serving.acceptance_for_speedup(published.MTP_SPEEDUP, K1, 0.0, 1.0),
     best=serving.speculative_speedup(1.0, K1, 1 / v3.n_layers, v3_verify),
-    published=published.MTP_ACCEPTANCE, speedup=published.MTP_SPEEDUP,
-)  # fmt: skip
+    published=published.MTP_ACCEPTANCE, speedup=published.MTP_SPEEDUP)  # fmt: skip
 
 show(page.mtp_observations(mtp))
 
@@ -224,8 +223,7 @@ check = page.FleetCheck(
         fleet.prefill_per_node / fleet.gpus_per_node, fleet.price_per_gpu_hour),
     output_usd=serving.cost_per_million(
         fleet.decode_per_node / fleet.gpus_per_node, fleet.price_per_gpu_hour),
-    hit_share=published.DEEPSEEK_CACHE_HIT_SHARE,
-)  # fmt: skip
+    hit_share=published.DEEPSEEK_CACHE_HIT_SHARE)  # fmt: skip
 
 show(page.fleet_section(check))
 
