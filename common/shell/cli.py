@@ -153,7 +153,7 @@ def path_text(text: str) -> Path:
 def require_precision(parser: argparse.ArgumentParser, chip: Any, precision: str) -> str:
     """precision itself when `chip` has a peak for it; a usage error listing its precisions."""
     if precision not in chip.precisions:
-        parser.error(f"argument --precision: {chip.name} has no {precision!r} peak; "
+        parser.error(f"argument --precision: the table gives {chip.name} no {precision!r} peak; "
                      f"choose one of: {', '.join(chip.precisions)}")  # fmt: skip
     return precision
 
