@@ -19,11 +19,13 @@ MAX_BYTES = 1 << 20  # a config.json is a few KiB; refuse to read more than 1 Mi
 LARGEST = 2**31 - 1  # no config key of a released model comes near (windows reach ~10**7)
 REQUIRED = object()
 
-LLAMA_TYPES = ("llama", "mistral", "ministral3", "qwen2", "qwen3", "phi3", "qwen3_5_text")
+LLAMA_TYPES = ("llama", "mistral", "ministral3", "qwen2", "qwen3", "phi3", "qwen3_5_text",
+               "qwen3_vl_text")  # fmt: skip
 GEMMA_TYPES = ("gemma2", "gemma3", "gemma3_text")
 LLAMA4_TYPES = ("llama4", "llama4_text")  # the multimodal config nests the text model's
 MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss", "glm4_moe",
-             "minimax_m2", "qwen3_next", "qwen3_5_moe_text", *LLAMA4_TYPES)  # fmt: skip
+             "minimax_m2", "qwen3_next", "qwen3_5_moe_text", "qwen3_vl_moe_text",
+             *LLAMA4_TYPES)  # fmt: skip
 HYBRID = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")  # Gated DeltaNet + full attention
 FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
 LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention")  # the ledger's
@@ -210,7 +212,7 @@ def _model(config: object, path: str) -> Model:
     if not isinstance(config, dict):
         raise ValueError(f"{where} must hold a JSON object")
     name = _name(config, path)  # no model_type, or one not read: the family its class names
-    quantized = config.get("quantization_config")  # beside a multimodal model's text_config
+    quantized, outer = config.get("quantization_config"), config  # beside a text_config
     kind = config.get("model_type", "gpt2" if "n_embd" in config else "llama")
     kind = kind if kind in FAMILIES and "model_type" in config else ARCHITECTURES.get(name, kind)
     text = config.get("text_config")  # a multimodal config: its text model (towers left out)
@@ -273,7 +275,7 @@ def _model(config: object, path: str) -> Model:
         fields.update(linear_layers=types.count("linear_attention") if listed else L - L // every,
                       state_fp32=k.raw("mamba_ssm_dtype", "") == "float32", attention_gate=True,
                       **{f"linear_{f}": k.int(key) for f, key in LINEAR_KEYS.items()})  # fmt: skip
-    tie = k.raw("tie_word_embeddings", False)
+    tie = k.raw("tie_word_embeddings", outer.get("tie_word_embeddings", False))  # Qwen3-VL's
     if not isinstance(tie, bool):
         raise ValueError(f"config key 'tie_word_embeddings' must be true or false, got {tie!r}")
     return Model(

@@ -355,3 +355,16 @@ def test_a_checkpoint_weighs_what_its_quantization_config_stores(layers, experts
         m.quantization == "quantization_config's quant_method 'hqq' is not read: its "
         "weights taken as 16-bit"
     )
+
+
+def test_a_qwen3_vl_config_reads_its_text_model_and_the_outer_tie() -> None:
+    # Qwen/Qwen3-VL-30B-A3B-Instruct's config.json (hub commit 1fc78ad): its text_config is
+    # Qwen3-30B-A3B's shape but for the window, its tie at the top level (false)
+    text = {k: v for k, v in ALL["qwen3-30b-a3b"].config.items() if k != "tie_word_embeddings"}
+    vl = {"model_type": "qwen3_vl_moe", "tie_word_embeddings": False, "text_config": {
+        **text, "model_type": "qwen3_vl_moe_text", "max_position_embeddings": 262144}}  # fmt: skip
+    assert round(tf.parameter_count(model_from_config(vl)) / 1e8) == 305  # published: 30.5 B
+    text = {k: v for k, v in BASE.items() if k != "tie_word_embeddings"}
+    dense = {"model_type": "qwen3_vl", "tie_word_embeddings": True,
+             "text_config": {**text, "model_type": "qwen3_vl_text", "head_dim": 16}}  # fmt: skip
+    assert model_from_config(dense).tied_embeddings
