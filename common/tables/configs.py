@@ -71,14 +71,16 @@ LLAMA4_DEFAULTS = {"head_dim": 128, "num_experts_per_tok": 1, "interleave_moe_la
 # vLLM and transformers load it by (transformers src/transformers/utils/quantization_config.py,
 # commit 1425768: quant_method 'fp8', 'fbgemm_fp8', 'mxfp4'; AwqConfig's and GPTQConfig's
 # 'bits'; CompressedTensorsConfig's config_groups, each group's weights 'num_bits' and 'type';
-# NVIDIA ModelOpt's 'quant_algo'). Layers it lists as left alone ('modules_to_not_convert',
-# 'ignore', 'exclude_modules') stay 16-bit: where they include attention, as gpt-oss's config
+# BitsAndBytesConfig's 'load_in_4bit' or 'load_in_8bit'; NVIDIA ModelOpt's 'quant_algo').
+# Layers it lists as left alone ('modules_to_not_convert', 'ignore', 'exclude_modules',
+# 'llm_int8_skip_modules') stay 16-bit: where they include attention, as gpt-oss's config
 # ('model.layers.*.self_attn'), the format is the routed experts' alone.
 QUANT_FORMATS = {"fp8": "fp8", "fbgemm_fp8": "fp8", "mxfp4": "mxfp4", "awq 4": "int4",
                  "gptq 4": "int4", "awq 8": "int8", "gptq 8": "int8", "modelopt FP8": "fp8",
                  "modelopt NVFP4": "nvfp4", "compressed-tensors 8 float": "fp8",
                  "compressed-tensors 8 int": "int8", "compressed-tensors 4 int": "int4",
-                 "compressed-tensors 4 float": "nvfp4"}  # fmt: skip
+                 "compressed-tensors 4 float": "nvfp4", "bitsandbytes 4": "int4",
+                 "bitsandbytes 8": "int8"}  # fmt: skip
 GEMMA3_DEFAULTS = {"vocab_size": 262208, "num_attention_heads": 8, "num_key_value_heads": 4,
                    "head_dim": 256, "max_position_embeddings": 131072,
                    "tie_word_embeddings": True, "sliding_window": 4096,
@@ -182,11 +184,15 @@ def _quantized(q: object, moe: bool) -> dict[str, str]:
             groups, dict) else []  # fmt: skip
         kinds = {f"{w.get('num_bits')} {w.get('type')}" for w in groups if isinstance(w, dict)}
         key = f"{method} {kinds.pop()}" if len(kinds) == 1 else method
+    if method == "bitsandbytes":  # 4, 8 or 0 bits (neither flag set)
+        bits = 4 if q.get("load_in_4bit") is True else 8 * (q.get("load_in_8bit") is True)
+        key = f"{method} {bits}"
     fmt = QUANT_FORMATS.get(method) or QUANT_FORMATS.get(key)
     said = f"quantization_config's quant_method {shown(repr(raw), 40)}"
     if fmt is None:
         return {"quantization": f"{said} is not read: its weights taken as 16-bit"}
-    left = [str(m) for k in ("modules_to_not_convert", "ignore", "exclude_modules")
+    left = [str(m) for k in ("modules_to_not_convert", "ignore", "exclude_modules",
+                             "llm_int8_skip_modules")
             if isinstance(q.get(k), list) for m in q[k]]  # fmt: skip
     experts = moe and any("attn" in m for m in left)
     what = f"the routed experts in {fmt} (attention left 16-bit)" if experts else (

@@ -343,9 +343,11 @@ def test_a_checkpoint_weighs_what_its_quantization_config_stores(layers, experts
     ops = {o.name: o for o in tf.layer_ops(m, 1, 1, 8, tf.DTypes(experts="mxfp4"))}
     assert ops["expert up projection"].weight_bytes == 4 * 2880 * 2880 * 17 / 32
     assert ops["Q projection"].weight_bytes == 2880 * 64 * 64 * 2
-    read = {"fp8": "fp8", "awq": "int4", "compressed-tensors": "fp8", "modelopt": "nvfp4"}
+    read = {"fp8": "fp8", "awq": "int4", "compressed-tensors": "fp8", "modelopt": "nvfp4",
+            "bitsandbytes": "int4"}  # fmt: skip
     group = {"weights": {"num_bits": 8, "type": "float"}}
-    extra = {"bits": 4, "quant_algo": "NVFP4", "config_groups": {"group_0": group}}
+    extra = {"bits": 4, "quant_algo": "NVFP4", "config_groups": {"group_0": group},
+             "load_in_4bit": True}  # fmt: skip
     for method, fmt in read.items():  # every linear layer where attention is not left out
         m = model_from_config({**config, "quantization_config": {"quant_method": method, **extra}})
         assert (m.quant_weights, m.quant_experts) == (fmt, "")
