@@ -194,9 +194,11 @@ def _quantized(q: object, moe: bool) -> dict[str, str]:
     left = [str(m) for k in ("modules_to_not_convert", "ignore", "exclude_modules",
                              "llm_int8_skip_modules")
             if isinstance(q.get(k), list) for m in q[k]]  # fmt: skip
-    experts = moe and any("attn" in m for m in left)
+    attention = any("attn" in m for m in left)  # left 16-bit: a dense model's counted in fmt
+    experts = moe and attention
     what = f"the routed experts in {fmt} (attention left 16-bit)" if experts else (
-        f"the linear layers in {fmt}")  # fmt: skip
+        f"the linear layers in {fmt}" + f" (its 16-bit attention counted in {fmt} too)"
+        * attention)  # fmt: skip
     return {"quant_experts" if experts else "quant_weights": fmt, "quantization": f"{said}: {what}"}
 
 

@@ -353,10 +353,11 @@ def test_a_checkpoint_weighs_what_its_quantization_config_stores(layers, experts
         assert (m.quant_weights, m.quant_experts) == (fmt, "")
     m = model_from_config({**BASE, "quantization_config": {"quant_method": "hqq"}})
     assert (m.quant_weights, m.quant_experts) == ("", "")
-    assert (
-        m.quantization == "quantization_config's quant_method 'hqq' is not read: its "
-        "weights taken as 16-bit"
-    )
+    said = "quantization_config's quant_method 'hqq' is not read: its weights taken as 16-bit"
+    assert m.quantization == said
+    q = {"quant_method": "fp8", "ignore": ["self_attn"]}
+    dense = model_from_config({**BASE, "quantization_config": q})
+    assert dense.quantization.endswith("in fp8 (its 16-bit attention counted in fp8 too)")
 
 
 def test_a_qwen3_vl_config_reads_its_text_model_and_the_outer_tie() -> None:
