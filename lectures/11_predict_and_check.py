@@ -180,11 +180,13 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # TensorRT-LLM's A100 and H100 tables (first-token latencies at batch 1, and large batches
 # on H100 in FP8 and A100 in FP16), the blog's two totals, gpt-fast's eager PyTorch on one
 # A100, the serving engines' own pages (vLLM's benchmark CI on H100, H200 and A100,
-# LMDeploy's A100 table, NVIDIA NIM on two H100s), and Argonne's benchmark of vLLM 0.5 and
-# TensorRT-LLM 0.11 on 1 to 4 H100s. Each is predicted twice: by the roofline
-# *bound* alone, and by the *forecast* of ``python3 -m common.predict --engine E``, E the
-# class of its engine (``trtllm``, ``trtllm-mmha``, ``vllm``, ``vllm-single-step``,
-# ``vllm-eager`` or ``eager``). The forecast is the bound plus the engine terms of
+# LMDeploy's A100 table, NVIDIA NIM on two H100s), Argonne's benchmark of vLLM 0.5 and
+# TensorRT-LLM 0.11 on 1 to 4 H100s, and GPUStack's Qwen3-8B on one H100 under vLLM 0.11,
+# SGLang 0.5 and TensorRT-LLM 1.2 (ShareGPT requests, 1 to 8 at a time). Each is predicted
+# twice: by the roofline *bound* alone, and by the *forecast* of
+# ``python3 -m common.predict --engine E``, E the class of its engine (``trtllm``,
+# ``trtllm-mmha``, ``vllm``, ``sglang``, ``vllm-single-step``, ``vllm-eager`` or
+# ``eager``). The forecast is the bound plus the engine terms of
 # ``common/tables/engines.py``:
 #
 # - a GEMM's measured share of the peak at the request's rows, and each projection's share

@@ -378,6 +378,26 @@ LLAMA_3_3_70B = what_if(LLAMA_3_70B, "Llama-3.3-70B", "llama-3.3-70b",
                         f"Llama-3-70B's shapes ({models.LLAMA_3_70B_CONFIG}) with a 131,072-token "
                         "window", max_context=131072)  # fmt: skip
 VLLM, LMDEPLOY, NIM = "vLLM, its CI", "LMDeploy, its docs", "NVIDIA NIM, its docs"
+QWEN3_8B_CONFIG = (
+    "Hugging Face hub, Qwen/Qwen3-8B, config.json (num_hidden_layers 36, hidden_size 4096, "
+    "num_attention_heads 32, num_key_value_heads 8, head_dim 128, intermediate_size 12288, "
+    "vocab_size 151936, untied, max_position_embeddings 40960; a q and a k norm of 128 each "
+    "layer), as printed in citsjtu2020/LLM-Prof sglang/Model_Config.md (commit 8434c8d); "
+    "checked 2026-12-07"
+)
+QWEN3_8B = Model(name="Qwen3-8B", key="qwen3-8b", n_layers=36, d_model=4096, n_heads=32,
+                 n_kv_heads=8, d_head=128, d_ff=12288, gated_mlp=True, vocab_size=151936,
+                 tied_embeddings=False, max_context=40960, config_source=QWEN3_8B_CONFIG,
+                 qk_norm=True, extra_layer_params=2 * 128)  # fmt: skip
+GPUSTACK = (
+    "gpustack/gpustack docs/performance-lab/qwen3-8b/h100-latency.md (commit 1dbc3b8), one "
+    "H100 SXM; vLLM v0.11.0, SGLang v0.5.3.post3, TensorRT-LLM v1.2.0rc1 (trtllm-serve), each "
+    "as served by default; 'vllm bench serve' of 100 ShareGPT requests (23,260 prompt and "
+    "22,061 generated tokens: 232.6 and 220.6 on average) at the stated maximum concurrency; "
+    "the request of those mean lengths = mean TTFT + 220 x mean TPOT, as the page's 'Mean "
+    "latency per request'; Qwen/Qwen3-8B in bf16, Qwen/Qwen3-8B-FP8 (FP8 weights) for its FP8 "
+    "row; checked 2026-12-07"
+)
 ARGONNE = (
     "argonne-lcf/LLM-Inference-Bench (commit 4211f5d), Plots/All_results.csv, column 'Latency' "
     "(s, the whole batch), 'Nvidia H100 GPU' (the JLSE testbed's H100 80GB HBM3: llama.cpp/H100/"
@@ -419,7 +439,7 @@ def _argonne(model: Model, engine: str, source: str, engine_class: str,
 #: Serving engines' requests from sources the forecast takes no term from: vLLM's CI on three
 #: chips, LMDeploy's A100 table (batch 1 and 64 at 128 and 2,048 prompt tokens, 128 new;
 #: batch 16 at 128), NIM on two H100s in FP8, vLLM's all-reduce PR, one 8-GPU comparison,
-#: and Argonne's benchmark of vLLM and TensorRT-LLM on 1 to 4 H100s.
+#: Argonne's benchmark of vLLM and TensorRT-LLM on 1 to 4 H100s, and GPUStack's Qwen3-8B.
 SERVING_REQUESTS: tuple[Request, ...] = (
     *_vllm_ci("h100", VLLM_CI_H100, (997.542, 2444.47, 2326.97)),
     *_vllm_ci("h200", VLLM_CI_H200, (833.421, 2077.53, 1917.44)),
@@ -452,7 +472,16 @@ SERVING_REQUESTS: tuple[Request, ...] = (
               {1: (7.729, 10.157, 12.493, 17.483), 2: (5.788, 6.981, 8.599, 11.955),
                4: (4.522, 5.317)}),
     *_argonne(LLAMA_3_70B, "TensorRT-LLM 0.11, Argonne", ARGONNE_TRT, "trtllm",
-              {4: (19.861, 23.560, 27.298, 32.455)}))  # fmt: skip
+              {4: (19.861, 23.560, 27.298, 32.455)}),
+    *(_request(QWEN3_8B, "h100", 1, c, 233, 221, (ttft + 220 * tpot) * MS, name, GPUSTACK, kind,
+               p) for c, ttft, tpot, name, kind, p in (
+        (1, 59.01, 7.28, "vLLM 0.11, GPUStack", "vllm", "bf16"),
+        (2, 63.78, 7.37, "vLLM 0.11, GPUStack", "vllm", "bf16"),
+        (4, 64.00, 7.38, "vLLM 0.11, GPUStack", "vllm", "bf16"),
+        (8, 74.57, 7.71, "vLLM 0.11, GPUStack", "vllm", "bf16"),
+        (4, 27.70, 7.19, "SGLang 0.5, GPUStack", "sglang", "bf16"),
+        (4, 51.61, 7.67, "TensorRT-LLM 1.2, GPUStack", "trtllm", "bf16"),
+        (4, 39.66, 5.65, "SGLang 0.5, GPUStack", "sglang", "fp8"))))  # fmt: skip
 #: Every published request lecture 11 predicts: the course's first sources, then the engines'.
 ALL_REQUESTS: tuple[Request, ...] = (*REQUESTS, *SERVING_REQUESTS)
 
