@@ -17,19 +17,16 @@ def f(x, bound):
 """
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "phrase"),
-    [
-        ('" at most"', '"XX at mostXX"', True),  # wording of a printed phrase
-        ('"the time is "', '"THE TIME IS "', True),
-        ('"ms"', '"XXmsXX"', False),  # a unit: one word, no space
-        ('"compute bound"', '"XXcompute boundXX"', False),  # read by a comparison
-        ('"the key phrase"', '"XXthe key phraseXX"', False),  # a dictionary key
-        ("x:.1f", "x:.2f", False),  # a number's format
-        ('bound == "compute bound"', 'bound != "compute bound"', False),
-        ('" at most"', "None", False),
-    ],
-)
+@pytest.mark.parametrize(("old", "new", "phrase"), [
+    ('" at most"', '"XX at mostXX"', True),  # wording of a printed phrase
+    ('"the time is "', '"THE TIME IS "', True),
+    ('"ms"', '"XXmsXX"', False),  # a unit: one word, no space
+    ('"compute bound"', '"XXcompute boundXX"', False),  # read by a comparison
+    ('"the key phrase"', '"XXthe key phraseXX"', False),  # a dictionary key
+    ("x:.1f", "x:.2f", False),  # a number's format
+    ('bound == "compute bound"', 'bound != "compute bound"', False),
+    ('" at most"', "None", False),
+])  # fmt: skip
 def test_phrase_mutants_are_one_changed_phrase(old: str, new: str, phrase: bool) -> None:
     assert ORIGINAL.count(old) == 1
     mutant = ast.parse(ORIGINAL.replace(old, new))
@@ -67,23 +64,20 @@ def g(rows, peak, unit):
 """
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "wording"),
-    [
-        ('"bound"]', '"BOUND"]', True),  # a header cell's text: printed wording
-        ('"kernel"', '"XXkernelXX"', True),
-        ('"time")', '"TIME")', True),  # a header tuple named, then passed
-        ('"bytes"]', '"BYTES"]', True),  # and the name's second literal
-        ('["n"]', '["N"]', True),  # the headers keyword
-        ('"bound"]', "None]", False),  # not text any more
-        (', title="The bound of each kernel"', "", False),  # a dropped title
-        (', note="bf16."', "", False),  # a dropped note
-        ('unit == "ms"', 'unit == "MS"', False),  # a unit read by a comparison
-        ('[["GFLOP/s"', '[["GFLOP/S"', False),  # a cell of a row, not of a header
-        ('"step")', '"STEP")', True),  # the exercises' _answer takes its headers 4th
-        ('"t=W/beta"', '"XXt=W/betaXX"', False),  # _answer's formula, not a header
-    ],
-)
+@pytest.mark.parametrize(("old", "new", "wording"), [
+    ('"bound"]', '"BOUND"]', True),  # a header cell's text: printed wording
+    ('"kernel"', '"XXkernelXX"', True),
+    ('"time")', '"TIME")', True),  # a header tuple named, then passed
+    ('"bytes"]', '"BYTES"]', True),  # and the name's second literal
+    ('["n"]', '["N"]', True),  # the headers keyword
+    ('"bound"]', "None]", False),  # not text any more
+    (', title="The bound of each kernel"', "", False),  # a dropped title
+    (', note="bf16."', "", False),  # a dropped note
+    ('unit == "ms"', 'unit == "MS"', False),  # a unit read by a comparison
+    ('[["GFLOP/s"', '[["GFLOP/S"', False),  # a cell of a row, not of a header
+    ('"step")', '"STEP")', True),  # the exercises' _answer takes its headers 4th
+    ('"t=W/beta"', '"XXt=W/betaXX"', False),  # _answer's formula, not a header
+])  # fmt: skip
 def test_wording_mutants_change_only_a_header_cells_text(old: str, new: str, wording: bool) -> None:
     assert TABLES.count(old) == 1
     mutant = ast.parse(TABLES.replace(old, new))

@@ -37,17 +37,14 @@ def test_matmul_intensity_grows_like_b_then_saturates() -> None:
     assert rl.batched_matvec_counts(1, 1, 1) == (2.0, 2 * 3)
 
 
-@pytest.mark.parametrize(
-    ("chip", "precision", "formats", "expected"),
-    [
-        (H100, "bf16", ("bf16", "bf16", "bf16"), reference.CRIT_H100_BF16),
-        (H100, "fp8", ("fp8", "fp8", "bf16"), reference.CRIT_H100_FP8),
-        (B300, "nvfp4", ("nvfp4", "nvfp4", "bf16"), reference.CRIT_B300_NVFP4),
-        (TPU_V5E, "int8", ("int8", "int8", "int8"), reference.CRIT_V5E_INT8),
-        (TPU_V5E, "bf16", ("bf16", "int8", "bf16"), reference.CRIT_V5E_INT8_WEIGHTS),
-        (TPU_V5E, "bf16", ("bf16", "bf16", "bf16"), reference.CRIT_V5E_BF16),
-    ],
-)
+@pytest.mark.parametrize(("chip", "precision", "formats", "expected"), [
+    (H100, "bf16", ("bf16", "bf16", "bf16"), reference.CRIT_H100_BF16),
+    (H100, "fp8", ("fp8", "fp8", "bf16"), reference.CRIT_H100_FP8),
+    (B300, "nvfp4", ("nvfp4", "nvfp4", "bf16"), reference.CRIT_B300_NVFP4),
+    (TPU_V5E, "int8", ("int8", "int8", "int8"), reference.CRIT_V5E_INT8),
+    (TPU_V5E, "bf16", ("bf16", "int8", "bf16"), reference.CRIT_V5E_INT8_WEIGHTS),
+    (TPU_V5E, "bf16", ("bf16", "bf16", "bf16"), reference.CRIT_V5E_BF16),
+])  # fmt: skip
 def test_critical_batches(chip, precision: str, formats, expected: int) -> None:
     sizes = [bytes_per_elem(p) for p in formats]
     assert rl.critical_batch(D, F, chip.ridge_point(precision), *sizes) == expected

@@ -82,23 +82,18 @@ def test_every_phrase_is_translated_and_leaves_no_english(page: str, expressions
     assert not wrong, f"{page}:\n" + "\n".join(wrong)
 
 
-@pytest.mark.parametrize(
-    ("expression", "expected"),
-    [
-        ('"below" if 1 < 2 else "at or past"', ["below", "at or past"]),  # both branches
-        (
-            '{1: "rises from {a} to {b}", 0: "stays at {a}"}[1].format(a=1, b=2)',
-            ["rises from {a} to {b}", "stays at {a}"],
-        ),  # every value of a chosen template
-        ("bound_of(1.0, 2.0)", ["compute", "memory"]),  # a Literal[...] return type
-        ("side(1.0, 2.0)", ["compute-bound", "memory-bound"]),
-        ("'fits' if True else 'OOM'", ["fits"]),  # a unit or an abbreviation is no phrase
-        ('f"{A100.mem_bw / 1e9:,.0f} GB/s"', []),  # numbers and a unit
-        ("fmt_bytes(1e6, binary=True)", []),  # a literal argument is not the result
-        ("A100.ridge_point('bf16')", []),
-        ("not valid python (", []),  # the role reports the syntax error itself
-    ],
-)
+@pytest.mark.parametrize(("expression", "expected"), [
+    ('"below" if 1 < 2 else "at or past"', ["below", "at or past"]),  # both branches
+    ('{1: "rises from {a} to {b}", 0: "stays at {a}"}[1].format(a=1, b=2)',
+     ["rises from {a} to {b}", "stays at {a}"]),  # every value of a chosen template
+    ("bound_of(1.0, 2.0)", ["compute", "memory"]),  # a Literal[...] return type
+    ("side(1.0, 2.0)", ["compute-bound", "memory-bound"]),
+    ("'fits' if True else 'OOM'", ["fits"]),  # a unit or an abbreviation is no phrase
+    ('f"{A100.mem_bw / 1e9:,.0f} GB/s"', []),  # numbers and a unit
+    ("fmt_bytes(1e6, binary=True)", []),  # a literal argument is not the result
+    ("A100.ridge_point('bf16')", []),
+    ("not valid python (", []),  # the role reports the syntax error itself
+])  # fmt: skip
 def test_phrases_are_the_literals_a_result_can_be(expression: str, expected: list[str]) -> None:
     assert computed.phrases(expression) == expected
 

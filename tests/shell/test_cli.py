@@ -43,25 +43,22 @@ def _parser(*, png: bool = False, results: bool | None = None):
     return parser
 
 
-@pytest.mark.parametrize(
-    ("flag", "value"),
-    [
-        ("--batch", "1" * 300),  # was an OverflowError traceback in lecture 06
-        ("--batch", str(10**18)),  # was accepted
-        ("--batch", str(2**64)),
-        ("--batch", str(2**20 + 1)),  # one past the limit
-        ("--batch", "0"),
-        ("--batch", "1.5"),
-        ("--context", "9" * 5000),  # beyond int()'s digit limit: ValueError, not a crash
-        ("--context", str(2**30 + 1)),
-        ("--budget-gib", "1e308"),  # was accepted; lectures 03 and 04 failed late
-        ("--budget-gib", "100001"),
-        ("--budget-gib", "1e400"),  # float('1e400') is inf
-        ("--budget-gib", "nan"),
-        ("--budget-gib", "-3"),
-        ("--budget-gib", "0"),
-    ],
-)
+@pytest.mark.parametrize(("flag", "value"), [
+    ("--batch", "1" * 300),  # was an OverflowError traceback in lecture 06
+    ("--batch", str(10**18)),  # was accepted
+    ("--batch", str(2**64)),
+    ("--batch", str(2**20 + 1)),  # one past the limit
+    ("--batch", "0"),
+    ("--batch", "1.5"),
+    ("--context", "9" * 5000),  # beyond int()'s digit limit: ValueError, not a crash
+    ("--context", str(2**30 + 1)),
+    ("--budget-gib", "1e308"),  # was accepted; lectures 03 and 04 failed late
+    ("--budget-gib", "100001"),
+    ("--budget-gib", "1e400"),  # float('1e400') is inf
+    ("--budget-gib", "nan"),
+    ("--budget-gib", "-3"),
+    ("--budget-gib", "0"),
+])  # fmt: skip
 def test_out_of_range_numbers_are_one_line_usage_errors(flag: str, value: str, usage_error) -> None:
     line = usage_error(_parser().parse_args, [flag, value])
     assert line.startswith("demo.py: error: argument ") and flag in line
@@ -106,13 +103,10 @@ def _run(script: Path) -> subprocess.CompletedProcess[str]:
 
 
 # An OSError's one line: test_robust.py (a newline in the name).
-@pytest.mark.parametrize(
-    ("body", "words"),
-    [
-        ("raise ValueError('H100 peak must be positive\\nsecond line')", "H100 peak must be"),
-        ("import numpy_that_is_not_there", "this lecture needs the course's packages"),
-    ],
-)
+@pytest.mark.parametrize(("body", "words"), [
+    ("raise ValueError('H100 peak must be positive\\nsecond line')", "H100 peak must be"),
+    ("import numpy_that_is_not_there", "this lecture needs the course's packages"),
+])  # fmt: skip
 def test_errors_are_one_line_with_status_1(tmp_path, body: str, words: str) -> None:
     proc = _run(demo_script(tmp_path, body))
     assert proc.returncode == 1

@@ -132,24 +132,21 @@ def test_the_tables_rebuilt_hold_the_published_figures() -> None:
 FRACTION = "fraction of the weights"
 
 
-@pytest.mark.parametrize(
-    ("value", "unit", "says"),
-    [
-        (30, FRACTION, "r must be a fraction in (0, 1] (0.3 for 30%), got 30"),
-        (1.0001, FRACTION, "r must be a fraction in (0, 1] (0.3 for 30%), got 1"),
-        (78e9, "GiB per GPU", "r must be in (0, 102400] GiB, got 7.8e+10"),
-        (5, "vectorz", "r: unit 'vectorz' must start with one of ['fraction', 'GiB', 'vectors',"),
-        (5, "fractions", "r: unit 'fractions' must start with one of"),
-        (-0.3, FRACTION, "r must be a positive finite number, got -0.3"),
-        (2000, "vectors", "r must be in (0, 1024] vectors, got 2000"),
-        (1000, "bytes", "r must be in (1000, 1e+15] bytes, got 1000"),  # 1 KB is the floor
-        (0.3, "fraction\tof x", "r: unit 'fraction\\tof x' must start with one of"),
-        (1.0, FRACTION, None),  # at the top of its range: kept
-        (102400, "GiB", None),
-        (1024, "vectors", None),
-        (4.0, "Zipf", None),
-    ],
-)
+@pytest.mark.parametrize(("value", "unit", "says"), [
+    (30, FRACTION, "r must be a fraction in (0, 1] (0.3 for 30%), got 30"),
+    (1.0001, FRACTION, "r must be a fraction in (0, 1] (0.3 for 30%), got 1"),
+    (78e9, "GiB per GPU", "r must be in (0, 102400] GiB, got 7.8e+10"),
+    (5, "vectorz", "r: unit 'vectorz' must start with one of ['fraction', 'GiB', 'vectors',"),
+    (5, "fractions", "r: unit 'fractions' must start with one of"),
+    (-0.3, FRACTION, "r must be a positive finite number, got -0.3"),
+    (2000, "vectors", "r must be in (0, 1024] vectors, got 2000"),
+    (1000, "bytes", "r must be in (1000, 1e+15] bytes, got 1000"),  # 1 KB is the floor
+    (0.3, "fraction\tof x", "r: unit 'fraction\\tof x' must start with one of"),
+    (1.0, FRACTION, None),  # at the top of its range: kept
+    (102400, "GiB", None),
+    (1024, "vectors", None),
+    (4.0, "Zipf", None),
+])  # fmt: skip
 def test_an_assumption_out_of_its_units_range_is_one_line_naming_it(value, unit, says) -> None:
     if says is None:  # at the top of its range: kept
         assert Assumption("r", value, unit, "src", "when").value == value
@@ -159,14 +156,11 @@ def test_an_assumption_out_of_its_units_range_is_one_line_naming_it(value, unit,
     assert str(caught.value).startswith(says)
 
 
-@pytest.mark.parametrize(
-    ("make", "says"),
-    [
-        (lambda m: ModelRun("decode", 0, 512, m), "GPUs must be a positive integer, got 0"),
-        (lambda m: ModelRun("decode", 1, 0, m), "tokens must be a positive integer, got 0"),
-        (lambda m: Term("a share", -0.5, "src"), "a share must be a positive finite number"),
-    ],
-)
+@pytest.mark.parametrize(("make", "says"), [
+    (lambda m: ModelRun("decode", 0, 512, m), "GPUs must be a positive integer, got 0"),
+    (lambda m: ModelRun("decode", 1, 0, m), "tokens must be a positive integer, got 0"),
+    (lambda m: Term("a share", -0.5, "src"), "a share must be a positive finite number"),
+])  # fmt: skip
 def test_a_measurement_record_with_an_impossible_value_is_refused(make, says) -> None:
     with pytest.raises(ValueError, match=f"^{says}"):
         make(Measured("x", 1.0, "src"))
