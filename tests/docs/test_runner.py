@@ -410,10 +410,8 @@ def test_opened_from_a_file_the_panel_says_to_serve_it(browser) -> None:
     assert not started, started
 
 
-@pytest.mark.parametrize(
-    ("stem", "flag", "value"),
-    [("13_mixture_of_experts", "--ep", "16"), ("14_serving_a_fleet", "--price", "4")],
-)
+@pytest.mark.parametrize(("stem", "flag", "value"), [("13_mixture_of_experts", "--ep", "16"),
+                         ("14_serving_a_fleet", "--price", "4")])  # fmt: skip
 def test_the_serving_lectures_redraw_their_figure(
     visit: Visitor, stem: str, flag: str, value: str
 ) -> None:

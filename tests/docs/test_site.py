@@ -81,9 +81,8 @@ def site_pass(base_url: str) -> dict[tuple[str, str], list[str]]:
     return run_pass(base_url, PAGES)
 
 
-@pytest.mark.parametrize(
-    ("path", "view"), [(p, v.name) for p in PAGES or ["index.html"] for v in VIEWS]
-)
+@pytest.mark.parametrize(("path", "view"),
+                         [(p, v.name) for p in PAGES or ["index.html"] for v in VIEWS])  # fmt: skip
 def test_page(site_pass: dict, path: str, view: str) -> None:
     """Every check registered with @page_check for this page and view passed."""
     problems = site_pass[(path, view)]

@@ -141,10 +141,9 @@ def test_ledger_rows_at_30_percent(batch: int) -> None:
     assert model_ledger(ARTICLE_7B, 4, 0.30).fits(BUDGET)  # the batch between the rows
 
 
-@pytest.mark.parametrize(
-    ("rate", "phase", "expected"),
-    [(0.30, "prefill", 18), (0.04, "prefill", 24), (0.30, "decode", 23), (0.04, "decode", 30)],
-)
+@pytest.mark.parametrize(("rate", "phase", "expected"), [
+    (0.30, "prefill", 18), (0.04, "prefill", 24), (0.30, "decode", 23), (0.04, "decode", 30),
+])  # fmt: skip
 def test_largest_batch_that_fits(rate: float, phase: str, expected: int) -> None:
     def at(b: int) -> ledger.MemoryLedger:
         return model_ledger(ARTICLE_7B, b, rate, phase)

@@ -71,9 +71,8 @@ def test_the_lecture_scripts_approximations_tiles_and_network_verdict() -> None:
             assert r["comm_bytes"] == B * 8192 * 2
 
 
-@pytest.mark.parametrize(
-    ("kv_heads", "expected"), list(reference.DECODE_ATTENTION_INTENSITY.items())
-)
+@pytest.mark.parametrize(("kv_heads", "expected"),
+                         list(reference.DECODE_ATTENTION_INTENSITY.items()))  # fmt: skip
 def test_decode_attention_intensity_is_query_heads_per_kv_head(kv_heads, expected) -> None:
     for context in (128, 4096, 32768):
         flops, nbytes = rl.decode_attention_counts(32, kv_heads, 128, context)
@@ -83,18 +82,16 @@ def test_decode_attention_intensity_is_query_heads_per_kv_head(kv_heads, expecte
     assert nbytes == 2 * 4096 * kv_heads * 128 * 2
 
 
-@pytest.mark.parametrize(
-    ("tile", "exact", "approx"), [(t, *shown) for t, shown in reference.TILES.items()]
-)
+@pytest.mark.parametrize(("tile", "exact", "approx"),
+                         [(t, *shown) for t, shown in reference.TILES.items()])  # fmt: skip
 def test_tiled_intensity_exact_and_approximate(tile, exact: str, approx: str) -> None:
     bm, bk, bn = tile
     assert f"{rl.intensity(*rl.tiled_matmul_bytes(4096, 4096, 4096, bm, bk, bn)):.1f}" == exact
     assert f"{bm * bn / (bm + bn):.1f}" == approx
 
 
-@pytest.mark.parametrize(
-    ("chip", "threshold"), [(get_chip(k), d) for k, d in reference.NETWORK_D.items()]
-)
+@pytest.mark.parametrize(("chip", "threshold"),
+                         [(get_chip(k), d) for k, d in reference.NETWORK_D.items()])  # fmt: skip
 def test_network_critical_dimension(chip, threshold: int) -> None:
     dim = rl.network_critical_dim(chip.peak_flops("bf16"), chip.link_bw)
     assert abs(dim - threshold) < 1

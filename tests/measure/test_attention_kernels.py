@@ -115,9 +115,8 @@ def tracked(a: np.ndarray) -> Tracked:
     return out
 
 
-@pytest.mark.parametrize(
-    ("n", "d", "br", "bc"), [(64, 16, 16, 16), (100, 8, 7, 13), (60, 4, 9, 60)]
-)
+@pytest.mark.parametrize(("n", "d", "br", "bc"),
+                         [(64, 16, 16, 16), (100, 8, 7, 13), (60, 4, 9, 60)])  # fmt: skip
 def test_tiled_reads_match_the_byte_count(n: int, d: int, br: int, bc: int) -> None:
     q, k, v = attention.random_qkv(n, d, seed=5)
     Tracked.log = []

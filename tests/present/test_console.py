@@ -133,9 +133,8 @@ def test_random_values_print_in_their_unit_at_their_digits() -> None:
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, "abc", None])
-@pytest.mark.parametrize(
-    "formatter", [fmt_num, fmt_bytes, fmt_time, fmt_ratio, fmt_fraction, fmt_bw]
-)
+@pytest.mark.parametrize("formatter", [fmt_num, fmt_bytes, fmt_time, fmt_ratio, fmt_fraction,
+                                      fmt_bw])  # fmt: skip
 def test_formatters_reject_non_finite(formatter, bad) -> None:
     with pytest.raises(ValueError, match="must be"):
         formatter(bad)

@@ -18,9 +18,8 @@ FIGURES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("chip", "label", "fig"), FIGURES, ids=[f"{c}-{lab}" for c, lab, _ in FIGURES]
-)
+@pytest.mark.parametrize(("chip", "label", "fig"),
+                         FIGURES, ids=[f"{c}-{lab}" for c, lab, _ in FIGURES])  # fmt: skip
 def test_every_hardware_figure_names_its_document_place_and_date_and_what_estimates_it(
     chip, label, fig
 ) -> None:
@@ -39,9 +38,8 @@ def test_the_estimates_are_the_ones_vendors_do_not_state_per_gpu() -> None:
     assert estimated == b200 | {("b300", "peak bf16")}
 
 
-@pytest.mark.parametrize(
-    "model", [*MODELS.values(), *MOE_MODELS.values()], ids=[*MODELS, *MOE_MODELS]
-)
+@pytest.mark.parametrize("model", [*MODELS.values(), *MOE_MODELS.values()],
+                         ids=[*MODELS, *MOE_MODELS])  # fmt: skip
 def test_every_model_names_its_file_and_date(model) -> None:
     assert DATE.search(model.config_source) and "config.json" in model.config_source
     assert DATE.search(model.params_source)

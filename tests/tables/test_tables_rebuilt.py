@@ -166,10 +166,8 @@ def test_a_measurement_record_with_an_impossible_value_is_refused(make, says) ->
         make(Measured("x", 1.0, "src"))
 
 
-@pytest.mark.parametrize(
-    ("table", "key", "short"),
-    [("VIDUR_GEMM_MS", ("a100", 2), (0.1,) * 7), ("VIDUR_SMALL_S", "a100", (1e-6,) * 3)],
-)
+@pytest.mark.parametrize(("table", "key", "short"), [("VIDUR_GEMM_MS", ("a100", 2), (0.1,) * 7),
+                         ("VIDUR_SMALL_S", "a100", (1e-6,) * 3)])  # fmt: skip
 def test_a_profile_row_of_the_wrong_length_is_refused(monkeypatch, table, key, short) -> None:
     """8 GEMM rows and 4 small kernels a generation: a row typed short is not cut silently."""
     monkeypatch.setitem(getattr(engines, table), key, short)

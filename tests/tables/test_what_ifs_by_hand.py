@@ -15,10 +15,8 @@ from common.tables.models import dense_twin, get_model, shrunk
 from tests.published_configs import DEEPSEEK_V3, GEMMA_2_9B, GPT_OSS_20B, QWEN1_5_MOE, QWEN2_5_7B
 
 
-@pytest.mark.parametrize(
-    ("key", "name", "d_ff"),
-    [("mixtral-8x7b", "Mixtral-8x7B", 2 * 14336), ("deepseek-v3", "DeepSeek-V3", 8 * 2048 + 2048)],
-)
+@pytest.mark.parametrize(("key", "name", "d_ff"), [("mixtral-8x7b", "Mixtral-8x7B", 2 * 14336),
+                         ("deepseek-v3", "DeepSeek-V3", 8 * 2048 + 2048)])  # fmt: skip
 def test_a_dense_twin_is_as_wide_as_a_tokens_experts_and_routes_nothing(key, name, d_ff) -> None:
     twin = dense_twin(get_model(key))
     assert (twin.name, twin.key, twin.d_ff) == (f"dense {name} twin", f"{key}-dense", d_ff)
