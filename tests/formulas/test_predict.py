@@ -397,8 +397,7 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
     b200 = predict.engine_roofs(get_chip("b200"), "trtllm", "fp8")
     chip = get_chip("b200")
     assert b200.attention_share == pytest.approx(
-        chip.achievable_flops("bf16") / chip.achievable_flops("fp8")
-    )
+        chip.achievable_flops("bf16") / chip.achievable_flops("fp8"))  # fmt: skip
 
 
 def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand() -> None:

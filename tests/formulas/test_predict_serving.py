@@ -172,8 +172,7 @@ def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys
     (said,) = [m for m in map(spoken.match, lines) if m]
     floors = [18, 18, 234]
     assert [float(x) for x in said.groups()] == pytest.approx(
-        [n * FLOOR * 1e3 for n in floors], abs=6e-4
-    )
+        [n * FLOOR * 1e3 for n in floors], abs=6e-4)  # fmt: skip
     assert any(line.startswith("draft: a draft head of one decoder layer") for line in lines)
     head = next(i for i, line in enumerate(lines) if line.startswith("term "))
     assert lines[head].split() == ["term", "prefill", "decode", "step", "(mean)"]

@@ -95,8 +95,7 @@ def test_gqa_and_weight_only_quantization_fit_more_sequences() -> None:
     m, S = LLAMA_3_8B, 4096
     # Prefill is compute-bound at bf16 compute: int4 storage hardly moves it.
     assert tf.pass_time(tf.prefill_ledger(m, 1, S, int4), H100, "bf16") == pytest.approx(
-        tf.pass_time(tf.prefill_ledger(m, 1, S, bf16), H100, "bf16"), rel=0.01
-    )
+        tf.pass_time(tf.prefill_ledger(m, 1, S, bf16), H100, "bf16"), rel=0.01)  # fmt: skip
     # Decode at batch 1 gains almost the full 4x, held back only by the KV cache.
     gain = tf.tpot_lower_bound(Deployment(m, H100, "bf16", bf16), 1, S) / tf.tpot_lower_bound(
         Deployment(m, H100, "bf16", int4), 1, S

@@ -91,8 +91,7 @@ def test_the_roofs_threads_and_ridge(run: Run) -> None:
     rounding = sum(_half_digit(m.group(i)) / float(m.group(i)) for i in (1, 3, 5))
     assert ridge == pytest.approx(peak / beta, rel=rounding * 1.01)
     assert calib["ridge_point"] == pytest.approx(
-        calib["matmul_flops_per_s"] / calib["bandwidth_bytes_per_s"], rel=1e-12
-    )
+        calib["matmul_flops_per_s"] / calib["bandwidth_bytes_per_s"], rel=1e-12)  # fmt: skip
 
 
 def _half_digit(number: str) -> float:

@@ -34,8 +34,7 @@ def test_log_ticks_step_1_2_5_over_short_ranges_and_by_decades_over_long() -> No
                               (2.0, "2"), (5.0, "5"), (10.0, "10"), (20.0, "20")]  # fmt: skip
     article.log_ticks(ax, "y", 1.0, 1000.0)  # exactly three decades: still 1-2-5
     assert [v for v, _ in ticks(ax, "y")] == pytest.approx(
-        [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
-    )
+        [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000])  # fmt: skip
     article.log_ticks(ax, "y", 0.1, 10_000.0)  # five decades: decades only, with commas
     assert ticks(ax, "y") == [(0.1, "0.1"), (1.0, "1"), (10.0, "10"), (100.0, "100"),
                               (1000.0, "1,000"), (10000.0, "10,000")]  # fmt: skip

@@ -83,8 +83,7 @@ def test_bandwidth_sweep_axes_plateaus_their_labels_and_caches(caught) -> None:
     assert labels["L2 30 GB/s"].get_ha() == "center"
     assert labels["E 20 GB/s"].get_ha() == "right" and labels["F 10 GB/s"].get_ha() == "center"
     assert labels["G 15 GB/s"].get_ha() == "right" and labels["G 15 GB/s"].xy[0] == pytest.approx(
-        hi / 1.01
-    )
+        hi / 1.01)  # fmt: skip
     assert "Z 5 GB/s" not in labels
     flats = [ln for ln in ax.get_lines() if ln.get_linewidth() == 4]
     assert len(flats) == 4
