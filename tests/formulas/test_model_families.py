@@ -361,8 +361,8 @@ def test_a_checkpoint_weighs_what_its_quantization_config_stores(layers, experts
 
 
 def test_a_qwen3_vl_config_reads_its_text_model_and_the_outer_tie() -> None:
-    # Qwen/Qwen3-VL-30B-A3B-Instruct's config.json (hub commit 1fc78ad): its text_config is
-    # Qwen3-30B-A3B's shape but for the window, its tie at the top level (false)
+    # Qwen/Qwen3-VL-30B-A3B-Instruct's config.json (hub commit 1fc78ad, as a public parser test
+    # transcribes it): Qwen3-30B-A3B's text shape but the window, the tie at the top level only
     text = {k: v for k, v in ALL["qwen3-30b-a3b"].config.items() if k != "tie_word_embeddings"}
     vl = {"model_type": "qwen3_vl_moe", "tie_word_embeddings": False, "text_config": {
         **text, "model_type": "qwen3_vl_moe_text", "max_position_embeddings": 262144}}  # fmt: skip
