@@ -7,6 +7,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from published_configs import ALL, GEMMA_3_4B
 from published_configs import DEEPSEEK_V3 as PUBLISHED
 
@@ -355,8 +357,8 @@ def test_a_checkpoint_weighs_what_its_quantization_config_stores(layers, experts
     assert (m.quant_weights, m.quant_experts) == ("", "")
     said = "quantization_config's quant_method 'hqq' is not read: its weights taken as 16-bit"
     assert m.quantization == said
-    q = {"quant_method": "fp8", "ignore": ["self_attn"]}
-    dense = model_from_config({**BASE, "quantization_config": q})
+    dense = model_from_config({**BASE, "quantization_config": {"quant_method": "fp8",
+                                                               "ignore": ["attn"]}})  # fmt: skip
     assert dense.quantization.endswith("in fp8 (its 16-bit attention counted in fp8 too)")
 
 
@@ -371,3 +373,19 @@ def test_a_qwen3_vl_config_reads_its_text_model_and_the_outer_tie() -> None:
     dense = {"model_type": "qwen3_vl", "tie_word_embeddings": True,
              "text_config": {**text, "model_type": "qwen3_vl_text", "head_dim": 16}}  # fmt: skip
     assert model_from_config(dense).tied_embeddings
+
+
+WORDS = st.sampled_from(["fp8", "mxfp4", "awq", "bitsandbytes", "self_attn", "bits", "type",
+                         "quant_method", "load_in_4bit", "config_groups", "weights"])  # fmt: skip
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | WORDS, lambda i: st.lists(
+    i, max_size=3) | st.dictionaries(WORDS, i, max_size=4), max_leaves=12)  # fmt: skip
+
+
+@given(WORDS, st.dictionaries(WORDS, JSON, max_size=4) | JSON)
+def test_any_quantization_config_is_read_or_said_unread_and_never_weighs_more(method, q) -> None:
+    q = {"quant_method": method, **q} if isinstance(q, dict) else q  # a method, and anything else
+    m = model_from_config({**ALL["gpt-oss-20b"].config, "quantization_config": q})
+    dt = tf.DTypes(m.quant_weights or "bf16", experts=m.quant_experts)
+    assert tf.weight_bytes(m, dt) <= tf.weight_bytes(m, tf.DTypes())  # never above bf16's
+    said = m.quant_weights or m.quant_experts or "is not read" in m.quantization
+    assert (q is None) == (m.quantization == "") and (q is None or said)
