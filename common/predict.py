@@ -143,7 +143,8 @@ def predict_request(args: Any) -> dict[str, Any]:
     dtypes = engine_dtypes(precision, args.engine)
     if args.precision is None and model.quant_experts:  # the rest stays 16-bit
         dtypes = replace(dtypes, experts=model.quant_experts)
-    read = [f"precision from the config: {model.quantization}; --precision sets every weight's"]
+    read = [f"precision from the config: {model.quantization}; --precision sets every weight's"
+            ] if args.precision is None and model.quantization else []  # fmt: skip
     gpus = args.gpus or args.ep or 1
     if args.ep is not None:
         if not model.n_experts:
@@ -217,9 +218,7 @@ def predict_request(args: Any) -> dict[str, Any]:
         "measured_roofs": list(ach.measured),
         "allreduce": "none (attention data-parallel)" if args.ep else "measured curve"
         if tp in (eng.curve or {}) else "ring bytes over the link roof, no latency",
-        "left_out": [*read * (args.precision is None and bool(model.quantization)), *widened,
-                     *eng.notes,
-                     *(net.notes if net else ())],
+        "left_out": [*read, *widened, *eng.notes, *(net.notes if net else ())],
         **extra,
     }  # fmt: skip
 

@@ -197,9 +197,8 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     assert [r.precision for r in nim] == ["fp8", "fp8"]
     # GPUStack's Qwen3-8B on one H100, 100 ShareGPT requests: mean TTFT + 220 x mean TPOT; vLLM
     # at concurrency 1, 59.01 + 220 x 7.28 ms; SGLang's FP8 row at 4, 39.66 + 220 x 5.65 ms
-    stack = [r for r in pub.SERVING_REQUESTS if r.engine.endswith("GPUStack")]
     assert got[("qwen3-8b", "h100", 1, 1, 233, 221, "vllm")] == pytest.approx(1.66061)
-    fp8 = [r for r in stack if r.precision == "fp8"]
+    fp8 = [r for r in pub.SERVING_REQUESTS if "GPUStack" in r.engine and r.precision == "fp8"]
     assert [(r.batch, r.engine_class) for r in fp8] == [(4, "sglang")]
     assert fp8[0].measured.seconds == pytest.approx(1.28266)
     # every other row is 16-bit: vLLM's dtype auto, LMDeploy's fp16 (bf16's bytes and peak)
