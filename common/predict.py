@@ -145,6 +145,9 @@ def predict_request(args: Any) -> dict[str, Any]:
         dtypes = replace(dtypes, experts=model.quant_experts)
     read = [f"precision from the config: {model.quantization}; --precision sets every weight's"
             ] if args.precision is None and model.quantization else []  # fmt: skip
+    read += [f"sparse attention: an indexer ({model.index_layers} of {model.n_layers} layers) "
+             f"scores every cached token, each query attends to its top {model.index_topk:,}; the "
+             "top-k choice itself not timed"] * bool(model.index_layers)  # fmt: skip
     gpus = args.gpus or args.ep or 1
     if args.ep is not None:
         if not model.n_experts:

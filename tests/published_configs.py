@@ -272,10 +272,29 @@ QWEN3_NEXT_80B = Published(
     active_excludes_embedding=True,
 )  # fmt: skip
 
+# Checked: huggingface/transformers src/transformers/models/glm_moe_dsa/
+# configuration_glm_moe_dsa.py (commit 008e574), GlmMoeDsaConfig's defaults, which document the
+# checkpoint zai-org/GLM-5 (no copy of the file itself found): every key below; NVIDIA Megatron
+# Bridge's GLM-5 notes give the same 78 layers (3 dense), 256 experts, top 8 and one shared.
+GLM_5 = Published(
+    "zai-org/GLM-5",
+    {"architectures": ["GlmMoeDsaForCausalLM"], "model_type": "glm_moe_dsa", "hidden_size": 6144,
+     "intermediate_size": 12288, "moe_intermediate_size": 2048, "num_hidden_layers": 78,
+     "num_attention_heads": 64, "num_key_value_heads": 64, "q_lora_rank": 2048,
+     "kv_lora_rank": 512, "qk_nope_head_dim": 192, "qk_rope_head_dim": 64, "v_head_dim": 256,
+     "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8,
+     "first_k_dense_replace": 3, "index_n_heads": 32, "index_head_dim": 128, "index_topk": 2048,
+     "vocab_size": 154880, "max_position_embeddings": 202752, "tie_word_embeddings": False},
+    744e9, 40e9,
+    "SGLang cookbook, GLM-5 (docs.sglang.io/cookbook/autoregressive/GLM/GLM-5), its model "
+    "introduction: '744B parameters (40B active)'", 1e9, active_excludes_embedding=True,
+)  # fmt: skip
+
 ALL = {
     "llama-3-8b": LLAMA_3_8B, "qwen3-8b": QWEN3_8B, "qwen2.5-7b": QWEN2_5_7B,
     "gemma-2-9b": GEMMA_2_9B, "gemma-3-1b": GEMMA_3_1B, "phi-3-mini": PHI_3_MINI,
     "mixtral-8x7b": MIXTRAL_8X7B, "qwen3-30b-a3b": QWEN3_30B_A3B, "qwen1.5-moe": QWEN1_5_MOE,
     "deepseek-v3": DEEPSEEK_V3, "gpt-oss-20b": GPT_OSS_20B, "glm-4.5-air": GLM_4_5_AIR,
     "llama-4-maverick": LLAMA_4_MAVERICK, "minimax-m2": MINIMAX_M2, "qwen3-next": QWEN3_NEXT_80B,
+    "glm-5": GLM_5,
 }  # fmt: skip

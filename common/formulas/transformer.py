@@ -102,13 +102,17 @@ def _linear_params(m: Model) -> int:
 
 def parameter_breakdown(model: Model) -> dict[str, int]:
     """Parameters by part: embedding V d, attention, MLP L_dense k d d_ff (k = 3 gated, else 2),
-    over the L_moe routed layers E k d d_ff_expert, k d d_ff_shared and the router E d (+ E)."""
+    over the L_moe routed layers E k d d_ff_expert, k d d_ff_shared and the router E d (+ E);
+    an indexer H_I (d_I r_q + d) + d_I (d + 2) (queries from the query latent, head weights,
+    its key and the key's LayerNorm)."""
     d, L, moe = model.d_model, model.n_layers, model.moe_layers
+    H, dI = model.index_heads, model.index_head_dim
     mats = 3 if model.gated_mlp else 2
     parts = {
         "embedding": model.vocab_size * d,
         "attention": (L - model.linear_layers) * _attention_params(model),
         "linear attention": model.linear_layers * _linear_params(model),
+        "indexer": model.index_layers * (H * (dI * (model.q_lora_rank or d) + d) + dI * (d + 2)),
         "mlp": (L - moe) * mats * d * model.d_ff,
         "experts": moe * model.n_experts * mats * d * model.d_ff_expert,
         "shared experts": moe * mats * d * model.d_ff_shared,
@@ -178,9 +182,10 @@ def layer_groups(model: Model) -> list[tuple[int, bool, int]]:
 
 def kv_cache_elements(model: Model, context: int) -> int:
     """Elements one sequence caches at S tokens: sum over layers of min(S, window) x
-    cache_width (2 Hkv dh, or r_kv + d_rope for latent attention)."""
+    cache_width (2 Hkv dh, or r_kv + d_rope for latent attention), + S d_I an indexer's keys."""
     S, width = context, model.cache_width  # a Gated DeltaNet layer (window LINEAR) caches none
-    return sum(c * (min(S, max(w, 0)) if w else S) for w, _, c in layer_groups(model)) * width
+    cached = sum(c * (min(S, max(w, 0)) if w else S) for w, _, c in layer_groups(model))
+    return cached * width + model.index_layers * S * model.index_head_dim
 
 
 def state_bytes(model: Model, dtypes: DTypes) -> float:
@@ -199,8 +204,10 @@ def kv_shards(model: Model, gpus: int) -> int:
 
 def kv_cache_bytes_per_token(model: Model, kv_bytes: float = 2) -> float:
     """KV cache per token = 2 (K and V) x attention layers x KV heads x head dim x bytes
-    (layers x (r_kv + d_rope) x bytes for latent attention; no window applied)."""
-    return float((model.n_layers - model.linear_layers) * model.cache_width * kv_bytes)
+    (layers x (r_kv + d_rope) x bytes for latent attention, + d_I x bytes a layer's indexer
+    keys; no window applied)."""
+    width = (model.n_layers - model.linear_layers) * model.cache_width
+    return float((width + model.index_layers * model.index_head_dim) * kv_bytes)
 
 
 # --- Speed ledger: operators -------------------------------------------------
@@ -262,9 +269,10 @@ ATTENTION_PRODUCTS = ("scores Q K^T", "weighted sum P V")
 def _attention_ops(
     m: Model, batch: int, T: int, S: int, dt: DTypes, materialized: bool, window: int = 0
 ) -> list[Op]:
-    """Q K^T, softmax and P V over min(S, W + T - 1) keys; latent attention (absorbed) scores
-    over r_kv + d_rope and sums r_kv per head, reading the cached latent once."""
-    a, kvb = dt.act_bytes, dt.kv_bytes
+    """Q K^T, softmax and P V over min(S, W + T - 1) keys (sparse attention: W its top k);
+    latent attention (absorbed) scores over r_kv + d_rope and sums r_kv per head, reading the
+    cached latent once."""
+    a, kvb, window = dt.act_bytes, dt.kv_bytes, window or (m.index_layers and m.index_topk)
     pairs = batch * m.n_heads * causal_pairs(T, S, window)  # over all sequences and heads
     seen = min(S, window + T - 1) if window else S
     stored = batch * m.n_heads * T * seen  # the score rectangle a naive kernel writes
@@ -287,6 +295,24 @@ def _attention_ops(
             "weighted sum P V", "attention", 2.0 * pairs * value_dim, 0.0, o_out + scores_io, v_read
         ),
     ]
+
+
+def _indexer_ops(m: Model, batch: int, T: int, S: int, dt: DTypes) -> list[Op]:
+    """DeepSeek Sparse Attention's indexer (deepseek-ai/DeepSeek-V3.2-Exp inference/model.py,
+    commit 3b99a53, class Indexer), each operator x index_layers / L (the layers that run
+    one): H_I d_I queries from the query latent, a cached key of d_I and H_I head weights;
+    scores of every causal pair, 2 d_I + 3 FLOP a pair and head (dot, ReLU, weight, sum), each
+    sequence's keys read once and the fp32 scores written, then read by the top k."""
+    n, H, dI, pairs = batch * T, m.index_heads, m.index_head_dim, batch * causal_pairs(T, S)
+    ops = [_matmul("indexer Q projection", n, m.q_lora_rank or m.d_model, H * dI, dt),
+           _matmul("indexer K projection", n, m.d_model, dI, dt, to_cache=True),
+           _rmsnorm("indexer K norm", n, dI, dt),
+           _matmul("indexer head weights", n, m.d_model, H, dt),
+           Op("indexer scores", "attention", pairs * H * (2 * dI + 3), 0.0,
+              n * H * dI * dt.act_bytes + 8 * pairs, batch * S * dI * dt.kv_bytes)]  # fmt: skip
+    share = m.index_layers / m.n_layers
+    return [Op(o.name, o.kind, *(share * x for x in (o.flops, o.weight_bytes, o.act_bytes,
+               o.kv_bytes))) for o in ops * bool(share)]  # fmt: skip
 
 
 def _linear_ops(m: Model, batch: int, T: int, dt: DTypes) -> list[Op]:
@@ -374,8 +400,9 @@ def layer_ops(model: Model, batch: int, new_tokens: int, context: int, dtypes: D
     o, gated = n * model.v_dim, model.attention_gate  # sigmoid(gate) x o: read 2, write 1
     gate = [Op("output gate", "elementwise", SILU_FLOPS_PER_ELEM * o, act_bytes=3 * o * a)] * gated
     mixer = _linear_ops(model, B, T, dt) if window == LINEAR else [
-        *_projection_ops(model, n, dt), *qk, *_attention_ops(model, B, T, S, dt, materialized,
-        window), *gate, _matmul("output projection", n, model.v_dim, d, dt)]  # fmt: skip
+        *_projection_ops(model, n, dt), *qk, *_indexer_ops(model, B, T, S, dt),
+        *_attention_ops(model, B, T, S, dt, materialized, window), *gate,
+        _matmul("output projection", n, model.v_dim, d, dt)]  # fmt: skip
     ops = [
         _rmsnorm("attention norm", n, d, dt),
         *mixer,

@@ -23,9 +23,10 @@ LLAMA_TYPES = ("llama", "mistral", "ministral3", "qwen2", "qwen3", "phi3", "qwen
                "qwen3_vl_text")  # fmt: skip
 GEMMA_TYPES = ("gemma2", "gemma3", "gemma3_text")
 LLAMA4_TYPES = ("llama4", "llama4_text")  # the multimodal config nests the text model's
-MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", "deepseek_v3", "gpt_oss", "glm4_moe",
-             "minimax_m2", "qwen3_next", "qwen3_5_moe_text", "qwen3_vl_moe_text",
-             *LLAMA4_TYPES)  # fmt: skip
+DSA_TYPES = ("deepseek_v32", "glm_moe_dsa")  # DeepSeek-V3's latent attention, made sparse
+LATENT = ("deepseek_v3", *DSA_TYPES)
+MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", *LATENT, "gpt_oss", "glm4_moe", "minimax_m2",
+             "qwen3_next", "qwen3_5_moe_text", "qwen3_vl_moe_text", *LLAMA4_TYPES)  # fmt: skip
 HYBRID = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")  # Gated DeltaNet + full attention
 FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
 LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention")  # the ledger's
@@ -41,7 +42,8 @@ ARCHITECTURES = {
     "GptOssForCausalLM": "gpt_oss", "Glm4MoeForCausalLM": "glm4_moe", "GPT2LMHeadModel": "gpt2",
     "Llama4ForConditionalGeneration": "llama4", "Llama4ForCausalLM": "llama4_text",
     "Ministral3ForCausalLM": "ministral3", "MiniMaxM2ForCausalLM": "minimax_m2",
-    "Qwen3NextForCausalLM": "qwen3_next",
+    "Qwen3NextForCausalLM": "qwen3_next", "DeepseekV32ForCausalLM": "deepseek_v32",
+    "GlmMoeDsaForCausalLM": "glm_moe_dsa",
 }  # fmt: skip
 
 # Defaults of transformers' configuration classes (huggingface/transformers,
@@ -61,6 +63,9 @@ QWEN3_NEXT_DEFAULTS = {"head_dim": 256, "full_attention_interval": 4, "linear_co
 LINEAR_KEYS = {"heads": "linear_num_value_heads", "key_heads": "linear_num_key_heads",
                "key_dim": "linear_key_head_dim", "value_dim": "linear_value_head_dim",
                "conv": "linear_conv_kernel_dim"}  # fmt: skip
+# GlmMoeDsaConfig: index_n_heads=32, index_head_dim=128, index_topk=2048; each layer runs its
+#   indexer ("full") or reuses the last full layer's top k ("shared"), as indexer_types lists
+GLM_DSA_DEFAULTS = {"index_n_heads": 32, "index_head_dim": 128, "index_topk": 2048}
 GEMMA2_DEFAULTS = {"num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 8192,
                    "tie_word_embeddings": True, "sliding_window": 4096}  # fmt: skip
 # Llama4TextConfig: head_dim 128, one expert a token, every layer routed, chunks of 8,192
@@ -236,7 +241,8 @@ def _model(config: object, path: str) -> Model:
     defaults = {"gemma2": GEMMA2_DEFAULTS, "gemma3": GEMMA3_DEFAULTS,
                 "gemma3_text": GEMMA3_DEFAULTS,
                 **dict.fromkeys(LLAMA4_TYPES, LLAMA4_DEFAULTS),
-                **dict.fromkeys(HYBRID, QWEN3_NEXT_DEFAULTS)}.get(kind, {})  # fmt: skip
+                **dict.fromkeys(HYBRID, QWEN3_NEXT_DEFAULTS),
+                "glm_moe_dsa": GLM_DSA_DEFAULTS}.get(kind, {})  # fmt: skip
     k = _Keys(config, where, kind, defaults)
     if kind == "gpt2":  # GPT-2's own keys: heads of n_embd / n_head, an ungated MLP, tied
         d, heads = k.int("n_embd"), k.int("n_head")
@@ -248,9 +254,9 @@ def _model(config: object, path: str) -> Model:
                      window, f"{where} (gpt2 family)")  # fmt: skip
     d, L, heads = k.int("hidden_size"), k.int("num_hidden_layers"), k.int("num_attention_heads")
     kv = k.int("num_key_value_heads", heads)
-    if not k.has("head_dim") and d % heads and kind != "deepseek_v3":
+    if not k.has("head_dim") and d % heads and kind not in LATENT:
         raise ValueError(f"{where}: hidden size {d} is not a multiple of {heads} heads")
-    d_head = k.int("head_dim", d // heads) if kind != "deepseek_v3" else 0
+    d_head = k.int("head_dim", d // heads) if kind not in LATENT else 0
     if heads % kv:
         raise ValueError(f"config key 'num_attention_heads' ({heads}) must be a multiple of "
                          f"'num_key_value_heads' ({kv})")  # fmt: skip
@@ -262,11 +268,22 @@ def _model(config: object, path: str) -> Model:
         extra += heads * d_head + 2 * kv * d_head
     qk_norm = kind.startswith(("qwen3", "gemma3", "minimax")) or glm["use_qk_norm"]
     extra += (heads + kv if kind == "minimax_m2" else 2) * d_head * qk_norm  # MiniMax: all heads
-    if kind == "deepseek_v3":
+    if kind in LATENT:
         rope, nope = k.int("qk_rope_head_dim"), k.int("qk_nope_head_dim")
         d_head, kv = rope + nope, heads  # the latent serves every head
         fields.update(kv_lora_rank=k.int("kv_lora_rank"), q_lora_rank=k.int("q_lora_rank", 0, 0),
                       rope_head_dim=rope, v_head_dim=k.int("v_head_dim"))  # fmt: skip
+    if kind in DSA_TYPES:  # indexer_types, else the schedule GlmMoeDsaConfig derives them by
+        every, skip = k.int("index_topk_freq", 1), k.int("index_skip_topk_offset", 2, 0)
+        types = k.raw("indexer_types", [
+            "shared" if max(i - skip + 1, 0) % every else "full" for i in range(L)])  # fmt: skip
+        if not isinstance(types, list) or len(types) != L or "full" not in types or any(
+                t not in ("full", "shared") for t in types):  # fmt: skip
+            raise ValueError(f"config key 'indexer_types' must list 'full' or 'shared' for each "
+                             f"of {L} layers, one 'full' at least")  # fmt: skip
+        fields.update(index_layers=types.count("full"), index_topk=k.int("index_topk"),
+                      index_heads=k.int("index_n_heads"),
+                      index_head_dim=k.int("index_head_dim"))  # fmt: skip
     if kind in MOE_TYPES:
         experts = _experts(k, kind, L)
         fields.update(experts)
@@ -312,7 +329,7 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
             fields.update(d_ff_shared=f, dense_layers=layers - len(routed))
         return fields
     top, f = k.int("num_experts_per_tok"), k.int("moe_intermediate_size")
-    if kind in ("deepseek_v3", "glm4_moe"):
+    if kind in (*LATENT, "glm4_moe"):
         E, shared = k.int("n_routed_experts"), k.int("n_shared_experts", 0, 0) * f
         dense = k.int("first_k_dense_replace", least=0)
     else:  # qwen2_moe, qwen3_moe
@@ -325,7 +342,7 @@ def _experts(k: _Keys, kind: str, layers: int) -> dict[str, Any]:
     if top > E:
         raise ValueError(f"config key 'num_experts_per_tok' ({top}) exceeds the experts ({E})")
     return {"n_experts": E, "experts_per_token": top, "d_ff_expert": f, "d_ff_shared": shared,
-            "dense_layers": dense, "router_bias": kind in ("deepseek_v3", "glm4_moe")}  # fmt: skip
+            "dense_layers": dense, "router_bias": kind in (*LATENT, "glm4_moe")}  # fmt: skip
 
 
 def _indices(value: object, key: str, layers: int) -> list[int]:

@@ -86,6 +86,12 @@ class Model:
     linear_conv: int = 0  # linear_conv_kernel_dim: a causal convolution over q, k and v
     state_fp32: bool = False  # mamba_ssm_dtype float32: the state in 4 bytes, not the cache's
     attention_gate: bool = False  # the query projection also makes a gate for each output
+    # DeepSeek Sparse Attention: an indexer scores every cached token (one key of index_head_dim
+    # cached per token), and each query attends to its top index_topk alone
+    index_layers: int = 0  # layers with an indexer (indexer_types "full"; "shared" reuse its pick)
+    index_topk: int = 0  # index_topk
+    index_heads: int = 0  # index_n_heads
+    index_head_dim: int = 0  # index_head_dim
     # The checkpoint's format where its config.json has a quantization_config ("": 16-bit)
     quant_weights: str = ""  # its linear layers' (the embedding and LM head stay 16-bit)
     quant_experts: str = ""  # its routed experts' alone (attention left 16-bit, as gpt-oss)
@@ -118,6 +124,9 @@ class Model:
         sizes = (self.linear_heads, self.linear_key_heads, self.linear_key_dim, self.linear_conv)
         if self.linear_layers and not all((*sizes, self.linear_value_dim)):
             raise ValueError(f"{self.name}: linear_layers needs each linear_ size above 0")
+        index = (self.index_topk, self.index_heads, self.index_head_dim)
+        if self.index_layers and (not all(index) or self.index_layers > self.n_layers):
+            raise ValueError(f"{self.name}: index_layers needs each index_ size, at most n_layers")
         if self.kv_lora_rank and not 0 < self.rope_head_dim < self.d_head:
             raise ValueError(f"{self.name}: latent attention needs 0 < rope_head_dim < d_head")
         if self.n_heads % self.n_kv_heads:

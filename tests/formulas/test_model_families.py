@@ -38,6 +38,8 @@ DEEPSEEK = {"model_type": "deepseek_v3", "hidden_size": 16, "num_hidden_layers":
             "intermediate_size": 32, "moe_intermediate_size": 8, "n_routed_experts": 4,
             "num_experts_per_tok": 2, "n_shared_experts": 1, "first_k_dense_replace": 1,
             "vocab_size": 10, "max_position_embeddings": 64}  # fmt: skip
+DSA = {**DEEPSEEK, "model_type": "deepseek_v32", "index_n_heads": 2, "index_head_dim": 4,
+       "index_topk": 8}  # fmt: skip
 
 # (config, total, active) counted by hand; d = hidden size, dh = head size.
 TINY = {
@@ -85,6 +87,13 @@ TINY = {
     # Norms 3*32 + 16; embedding and head 2*160. Active: 2 layers x 2 idle x 384 fewer.
     "deepseek_v3": (DEEPSEEK, 3 * 590 + 1536 + 2 * 1988 + 96 + 16 + 320,
                     3 * 590 + 1536 + 2 * 1988 + 96 + 16 + 320 - 2 * 2 * 384),
+    # deepseek_v32: deepseek_v3's 3*590 + 1,536 + 2*1,988 = 7,282 and an indexer a layer:
+    # queries from the query latent 8*(2*4), head weights 16*2, its key 16*4 and the key's
+    # LayerNorm 2*4: 168, x3. glm_moe_dsa's schedule (every 2nd from layer 1: GlmMoeDsaConfig's
+    # rule) gives layers 0 and 2 one, layer 1 none.
+    "deepseek_v32": (DSA, 7282 + 3 * 168 + 432, 7282 + 3 * 168 + 432 - 1536),
+    "glm_moe_dsa": ({**DSA, "model_type": "glm_moe_dsa", "index_topk_freq": 2,
+                     "index_skip_topk_offset": 1}, 7282 + 2 * 168 + 432, 7282 + 336 + 432 - 1536),
     # gpt_oss: d 16, 2 heads of 4, 1 KV head: q 16*8, k, v 2*16*4, o 8*16 = 384; biases
     # 8 + 4 + 4 + 16 = 32; sinks 2; experts 4*3*16*8 = 1,536 and their biases 4*(16 + 16);
     # router 64 + 4; norms 32: 2,182 a layer, x2, + 16 + 320. Active: 2 x 2 idle x 384 fewer.
@@ -224,6 +233,25 @@ def test_configs_read_the_library_defaults_and_the_family_their_architectures_na
     for rank in ({}, {"q_lora_rank": None}):
         config = {k: v for k, v in DEEPSEEK.items() if k != "q_lora_rank"} | rank
         assert model_from_config(config, "lite.json").q_lora_rank == 0
+
+
+def test_sparse_attention_reads_its_top_k_and_its_indexer_every_cached_key() -> None:
+    # A decode step at S = 20 cached: 2 heads score the top 8 latents of 6 + 2 (2 bytes each);
+    # the indexer's 2 heads score all 20 keys of 4, 2 x 4 + 3 FLOP a pair and head.
+    for family, layers in (("deepseek_v32", 3), ("glm_moe_dsa", 2)):
+        m = model_from_config(TINY[family][0])
+        ops = {op.name: op for op in tf.layer_ops(m, 1, 1, 20)}
+        assert (ops["scores Q K^T"].flops, ops["scores Q K^T"].kv_bytes) == (2 * 8 * 2 * 8, 128)
+        indexer = ops["indexer scores"]  # on `layers` of 3, each layer's carrying that share
+        assert indexer.kv_bytes == pytest.approx(layers / 3 * 20 * 4 * 2)
+        assert indexer.flops == pytest.approx(layers / 3 * 20 * 2 * 11)
+        assert tf.kv_cache_elements(m, 20) == 3 * 20 * 8 + layers * 20 * 4
+        assert tf.kv_cache_bytes_per_token(m, 2) == 2 * (3 * 8 + layers * 4)
+        # a prompt of 20: query i attends to min(i, 8) keys, 36 + 12 x 8 pairs
+        prompt = {op.name: op for op in tf.layer_ops(m, 1, 20, 20)}
+        assert prompt["scores Q K^T"].flops == 2 * (36 + 12 * 8) * 2 * 8
+    with pytest.raises(ValueError, match=r"'indexer_types' must list 'full' or 'shared' .* 3 "):
+        model_from_config({**DSA, "indexer_types": ["shared"] * 3})
 
 
 @pytest.mark.parametrize("model", list(MOE_MODELS.values()), ids=lambda m: m.key)

@@ -202,13 +202,14 @@ def test_bare_python3_answers_and_refuses_in_one_line(tmp_path) -> None:
     assert bad.stderr == (
         f"common.predict: error: unsupported model_type 'falcon' in {path}; supported: llama, "
         "mistral, ministral3, qwen2, qwen3, phi3, qwen3_5_text, qwen3_vl_text, gemma2, gemma3, "
-        "gemma3_text, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, gpt_oss, glm4_moe, minimax_m2, "
-        "qwen3_next, qwen3_5_moe_text, qwen3_vl_moe_text, llama4, llama4_text, gpt2 (see --help)\n"
+        "gemma3_text, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, deepseek_v32, glm_moe_dsa, "
+        "gpt_oss, glm4_moe, minimax_m2, qwen3_next, qwen3_5_moe_text, qwen3_vl_moe_text, llama4, "
+        "llama4_text, gpt2 (see --help)\n"
     )
     # every family answers, well under a second on a quiet machine (loaded CI gets slack)
     for key, published in ALL.items():
         path.write_text(json.dumps(published.config))
-        gpus = "8" if key in ("deepseek-v3", "llama-4-maverick") else "2"
+        gpus = "8" if key in ("deepseek-v3", "llama-4-maverick", "glm-5") else "2"
         flags = ["--config", str(path), "--gpus", gpus, "--precision", "fp8", "--json"]
         start = time.perf_counter()
         done = subprocess.run([*run, *flags, "--chip", "h200"], cwd=REPO, capture_output=True,
@@ -377,6 +378,15 @@ def test_a_quantized_checkpoint_is_forecast_as_stored(tmp_path, capsys) -> None:
     path = tmp_path / "config.json"
     assert "167.8 GB per GPU" in refused(["--config", str(path), *v3, "--precision", "bf16"],
                                          capsys)  # fmt: skip
+    # DeepSeek-V3.2 is V3 with an indexer a layer (1536 x 64 x 128 + 7168 x (64 + 128) + 256
+    # parameters): at 16 x 32,000 cached, each query reads 2,048 latents, not 32,000
+    v32 = {**fp8, "model_type": "deepseek_v32", "index_n_heads": 64, "index_head_dim": 128,
+           "index_topk": 2048}  # fmt: skip
+    long = [*v3[:4], "--prompt", "32000", "--batch", "16", "--new-tokens", "2"]
+    sparse, dense = (run_json(tmp_path, c, *long, capsys=capsys) for c in (v32, fp8))
+    assert sparse["params_total"] - dense["params_total"] == 61 * 13_959_424
+    assert sparse["left_out"][1].startswith("sparse attention: an indexer (61 of 61 layers)")
+    assert sparse["decode_step_s"] < dense["decode_step_s"]
     left = {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn"]}
     oss = {**ALL["gpt-oss-20b"].config, "quantization_config": left}
     got = run_json(tmp_path, oss, capsys=capsys)
