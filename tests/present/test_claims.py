@@ -32,24 +32,19 @@ def test_each_word_follows_its_numbers() -> None:
         (claims.change(2.0, 3.0, one, factor=True), "rises from 2.0 to 3.0 (x1.50)"),
         (claims.rose(3.0, 2.0, one), "fell from 3.0 to 2.0"),
         (claims.rose(2.0, 2.0, one, " ms"), "stayed at 2.0 ms"),
-        (claims.rose(2.0, 3.0, str), "rose from 2.0 to 3.0"),
-        (claims.grew(1.5), "grew x1.50"),
-        (claims.grew(0.5), "shrank to 1/2.00"),
-        (claims.grew(1.0), "stayed the same"),
+        (claims.rose(2.0, 3.0, str), "rose from 2.0 to 3.0"), (claims.grew(1.5), "grew x1.50"),
+        (claims.grew(0.5), "shrank to 1/2.00"), (claims.grew(1.0), "stayed the same"),
         (claims.grew(0.999), "stayed the same"),
         (claims.speed(4.18, 2.92), "x1.43 faster"),  # 4.18 / 2.92 = 1.4315
-        (claims.speed(2.92, 4.18), "x1.43 slower"),
-        (claims.speed(3.0, 3.0), "no faster"),
-        (claims.times(2.0), "x2.00 as much"),
-        (claims.times(0.5), "1/2.00 as much"),
+        (claims.speed(2.92, 4.18), "x1.43 slower"), (claims.speed(3.0, 3.0), "no faster"),
+        (claims.times(2.0), "x2.00 as much"), (claims.times(0.5), "1/2.00 as much"),
         (claims.times(1.0), "the same"),
         (claims.times(1 / 1024, 0), "1/1,024 as much"),  # the reciprocal, comma-grouped
         (claims.times(0.45, 0), "1/2 as much"),  # 0.45 prints 0: 1 / 0.45 = 2.2, never 1/1
         (claims.times(0.6, 0), "the same"),  # 0.6 prints 1
         (claims.multiple(1 / 12.345, 3, "g"), "1/12.3"),  # significant digits
         (claims.multiple(1 / 1500, 3, "g"), "1/1,500"),  # whole past 10^3, not 1/1.5e+03
-        (claims.than(2.0), "x2.00 as much as"),
-        (claims.than(0.25, digits=1), "1/4.0 as much as"),
+        (claims.than(2.0), "x2.00 as much as"), (claims.than(0.25, digits=1), "1/4.0 as much as"),
         (claims.than(1.0), "the same as"),
         (claims.than(1.004), "the same as"),  # x1.00: prints the same
         (claims.than(1.43, "bandwidth"), "x1.43 as much bandwidth as"),
@@ -59,23 +54,18 @@ def test_each_word_follows_its_numbers() -> None:
         (claims.more_or_fewer(2, 3, "sequences"), "fewer sequences"),
         (claims.more_or_fewer(2, 2), "as many"),
         (claims.side(295.2, 295.2), "compute-bound"),  # at the ridge: compute-bound
-        (claims.side(295.1, 295.2), "memory-bound"),
-        (claims.side(300.0, 295.2), "compute-bound"),
+        (claims.side(295.1, 295.2), "memory-bound"), (claims.side(300.0, 295.2), "compute-bound"),
         # above, below or at, as printed
-        (claims.above(201.0, 295.2, whole), "below"),
-        (claims.above(1006.0, 295.2, whole), "above"),
+        (claims.above(201.0, 295.2, whole), "below"), (claims.above(1006.0, 295.2, whole), "above"),
         (claims.above(295.4, 295.2, whole), "at"),  # both print 295
         (claims.above(295.6, 295.2, whole), "above"),  # 296 against 295
         (claims.above(2.0, 2.0), "at"),
         (claims.above(2.06, 2.0), "above"),  # 2.1 against 2.0 at the default digits
-        (claims.listing([], "nothing"), "nothing"),
-        (claims.ratio(1.5), "x1.50"),
+        (claims.listing([], "nothing"), "nothing"), (claims.ratio(1.5), "x1.50"),
         (claims.ratio(1.5, 1), "x1.5"),
         # a factor that rounds to zero keeps two significant digits: 1/400 = 0.0025
-        (claims.ratio(0.0025), "x0.0025"),
-        (claims.ratio(0.004, 2), "x0.004"),
-        (claims.ratio(0.005, 2), "x0.01"),
-        (claims.ratio(0.04, 1), "x0.04"),
+        (claims.ratio(0.0025), "x0.0025"), (claims.ratio(0.004, 2), "x0.004"),
+        (claims.ratio(0.005, 2), "x0.01"), (claims.ratio(0.04, 1), "x0.04"),
         (claims.ratio(0.0), "x0.00"),
         (claims.at_least(1024, 2**20), "1,024"),  # a search that stopped says so
         (claims.at_least(2**20, 2**20), "at least 1,048,576"),
@@ -93,16 +83,14 @@ def test_each_word_follows_its_numbers() -> None:
         (claims.speed(0.100, 0.098, 1, shown="{:.3f}".format), "x1.02 faster"),
         (claims.speed(2.92, 4.18, 1, shown=ms), "x1.4 slower"),  # 1.43: one digit shows it
         # off_one: 1.03 prints 1.0 at one digit, 1.03 at two; 1.004 needs three; 5 at most
-        (claims.off_one(1.03, 1), 2),
-        (claims.off_one(1.004, 1), 3),
-        (claims.off_one(1.5, 1), 1),
+        (claims.off_one(1.03, 1), 2), (claims.off_one(1.004, 1), 3), (claims.off_one(1.5, 1), 1),
         (claims.off_one(1.0000001, 2), 5),
         (claims.regime(1.5, 200.6), "deep in the memory-bound regime"),  # 0.7% of the ridge
         (claims.regime(1.5, 0.5), "in the compute-bound regime"),  # 300%: not deep
         (claims.regime(100.0, 200.0), "in the memory-bound regime"),
         (claims.regime(200.4, 200.6), "at the ridge"),  # prints as 100%
         (claims.regime(5000.0, 200.0), "deep in the compute-bound regime"),  # x25
-    ]
+    ]  # fmt: skip
     assert [got for got, _ in said] == [want for _, want in said]
     directions = [(1.0, 2.0), (2.0, 1.0), (1.0, 1.0), (1.0, 1.04), (1.0, 1.06)]
     assert [claims.direction(a, b) for a, b in directions] == [1, -1, 0, 0, 1]  # 1.04: '1.0'
