@@ -29,19 +29,13 @@ ROWS = [
     "TPU v5e bf16 bf16/bf16/bf16 197.00 TFLOP/s 820.00 GB/s 240 256",
     "TPU v5e int8 int8/int8/int8 394.00 TFLOP/s 820.00 GB/s 480 256",
     # part 3: 4 x 32 heads x 128 x 4096 FLOPs over 2 (K, V) x H_kv x 128 x 4096 x 2 B
-    "MHA 32 1 67.11 MFLOP 67.11 MB 1.0",
-    "GQA 8 4 67.11 MFLOP 16.78 MB 4.0",
+    "MHA 32 1 67.11 MFLOP 67.11 MB 1.0", "GQA 8 4 67.11 MFLOP 16.78 MB 4.0",
     "MQA 1 32 67.11 MFLOP 2.10 MB 32.0",
     # part 4's key: the add at 558.3 GFLOP/s, B = 4096 capped at the peak
-    "a vector add 0.167 558.3 GFLOP/s",
-    "h matmul, B=4096 2048.0 989.0 TFLOP/s",
+    "a vector add 0.167 558.3 GFLOP/s", "h matmul, B=4096 2048.0 989.0 TFLOP/s",
     # part 5: 4096^3, A read N / bn and B read M / bm times, C written once (33.5 MB each)
-    "32x32x32 8.62 GB 15.9 16.0",
-    "64x64x64 4.33 GB 31.8 32.0",
-    "128x64x128 2.18 GB 63.0 64.0",
-    "128x64x256 1.64 GB 83.6 85.3",
-    "256x64x256 1.11 GB 124.1 128.0",
-    "256x256 256 KiB yes 128 no",
+    "32x32x32 8.62 GB 15.9 16.0", "64x64x64 4.33 GB 31.8 32.0", "128x64x128 2.18 GB 63.0 64.0",
+    "128x64x256 1.64 GB 83.6 85.3", "256x64x256 1.11 GB 124.1 128.0", "256x256 256 KiB yes 128 no",
     "512x512 1 MiB no 256 no",
     # a 2 x 295 = 590 tile side: 590^2 x 4 B = 1.3 MiB
     "Tile needed for 295 FLOP/B from HBM alone: about 590 x 590; fp32 accumulator 1.3 MiB.",
@@ -50,9 +44,8 @@ ROWS = [
     "TPU v5e ICI, one link 45 GB/s 4,378 K > 8,755.6 comms comms compute",
     "TPU v6e ICI, one link 90 GB/s 10,222 K > 20,444.4 comms comms comms",
     "H100 SXM NVLink 4 450 GB/s 2,198 K > 4,395.6 comms compute compute",
-    "8192 8 2.73 µs 2.91 µs 4,096 comms",
-    "16384 8 5.45 µs 2.91 µs 8,192 compute",
-]
+    "8192 8 2.73 µs 2.91 µs 4,096 comms", "16384 8 5.45 µs 2.91 µs 8,192 compute",
+]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
