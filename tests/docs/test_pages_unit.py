@@ -99,8 +99,7 @@ SUBSTITUTIONS = {
         "b4": str(reference.LARGEST_BATCH[0.04, "prefill"]),
         "t24_30": reference.LEDGER_ROWS[24][4] + " GiB",
         "t24_4": reference.BATCH_24_AT_4_PERCENT + " GiB", "t24_fits": "it fits",
-        "h100_gb": "80 GB",
-        "h100_gib": f"{80e9 / 2**30:.1f} GiB",  # 74.5
+        "h100_gb": "80 GB", "h100_gib": f"{80e9 / 2**30:.1f} GiB",  # 74.5
         "act16_prefill": "8.00 GiB",  # 16 x 4096 tokens x 128 KiB
         "act16_decode": "2.00 MiB",  # 16 tokens x 128 KiB
         "b30_decode": str(reference.LARGEST_BATCH[0.30, "decode"]),
@@ -109,8 +108,7 @@ SUBSTITUTIONS = {
         "a100_ridge": reference.RIDGE_A100_BF16, "g128_i": reference.GEMM_I_128,
         "g256_i": reference.GEMM_I_256,
         # B 4096 / (2 B + 4096) >= 200.6  <=>  B >= 200.6 x 4096 / (4096 - 401.2) = 222.4
-        "g_crit": "223",
-        "ew32_i": "0.083",  # 1 / (3 x 4), section 3.3
+        "g_crit": "223", "ew32_i": "0.083",  # 1 / (3 x 4), section 3.3
         "ew16_i": reference.ADD_I, "ln_i": reference.LAYERNORM_I, "ln_frac": "0.7%",
         "ln_regime": "deep in the memory-bound regime",  # 1.5 / 200.6 = 0.7%, under a tenth
         "sm_ratio": "2.5",  # naive 10 n d bytes / fused 4 n d
@@ -130,16 +128,14 @@ SUBSTITUTIONS = {
         "h100_smem": "228 KiB", "a100_smem": "164 KiB",
         # Block sizes from the footprint rule (checked against a loop simulation in
         # tests/formulas/test_attention_io.py); the traffic below follows by hand.
-        "h100_blocks": "130 x 128", "a100_blocks": "99 x 99",
-        "h100_tr": "32",  # ceil(4096 / 130)
+        "h100_blocks": "130 x 128", "a100_blocks": "99 x 99", "h100_tr": "32",  # ceil(4096 / 130)
         # D = b N d_h (2 + 2 T_r): Q read and O written once, K and V once per query block
         "h100_d": "69.21 MB",  # 2 x 4096 x 128 x (2 + 64) = 69,206,016 B
         "a100_d": "90.18 MB",  # T_r = ceil(4096 / 99) = 42: 2 x 4096 x 128 x 86 = 90,177,536 B
         # F = 4 N^2 d_h + 5 N^2 = 8,673,820,672 FLOP
         "h100_i": "125.3",  # 8,673,820,672 / 69,206,016 = 125.33
         "a100_i": "96.2",  # 8,673,820,672 / 90,177,536 = 96.19
-        "h100_ridge": reference.RIDGE_H100_BF16,
-        "h100_side": "below",  # 125.3 < 295.2
+        "h100_ridge": reference.RIDGE_H100_BF16, "h100_side": "below",  # 125.3 < 295.2
         # The smallest on-chip memory that reaches each ridge, and one row's footprint,
         # are the rule's (test_attention_io.py checks the rule); ratios by hand from them.
         "h100_need": "461 KiB", "a100_need": "336 KiB",
@@ -183,8 +179,7 @@ SUBSTITUTIONS = {
         # memory-bound: a faster peak buys nothing, and the page says so
         "ln_fp8": "1.00, that is, not at all. The operation is limited by memory traffic; "
         "faster arithmetic cannot help it",
-        "dec_i": "1.00",
-        "dec_fp8": "2.00",  # half the weight bytes
+        "dec_i": "1.00", "dec_fp8": "2.00",  # half the weight bytes
         "dec_fp8_why": "The gain comes from halving the weight bytes, not from the faster "
         "arithmetic: with the bf16 peak kept and only the weights in fp8, the speedup is the "
         "same, 2.00.",
@@ -194,14 +189,11 @@ SUBSTITUTIONS = {
         "rate30": "30%", "budget": "78 GiB", "kv24": reference.LEDGER_ROWS[24][1] + " GiB",
         "ov24": reference.LEDGER_ROWS[24][3] + " GiB", "t24": reference.LEDGER_ROWS[24][4] + " GiB",
         "kv_over": "7",  # 2 GiB x B > 14e9 B first at B = 7
-        "fp8_vs_a100": "6.3",
-        "dec_gain": "x2.15 faster",  # bandwidth ratio 3.35 / 1.555
+        "fp8_vs_a100": "6.3", "dec_gain": "x2.15 faster",  # bandwidth ratio 3.35 / 1.555
         # 3.35 / 1.555 = x2.15; 989 / 312 = x3.17
         "dec_follows": "the bandwidth ratio (x2.15), not the compute ratio (x3.17)",
-        "dec_i1": "1.00",
-        "dec_i8": "7.97",  # 8 x 4096 / (4096 + 16)
-        "a100_ridge": reference.RIDGE_A100_BF16,
-        "dec_cap": "0.5%",  # 1.0 x 1555e9 / 312e12
+        "dec_i1": "1.00", "dec_i8": "7.97",  # 8 x 4096 / (4096 + 16)
+        "a100_ridge": reference.RIDGE_A100_BF16, "dec_cap": "0.5%",  # 1.0 x 1555e9 / 312e12
     },
     "concepts/assumptions": {
         "dec_t": "10.0 µs",  # 2 (2 x 4096 + 4096^2) bytes / 3.35e12
@@ -231,8 +223,7 @@ SUBSTITUTIONS = {
         "mtp_speedup": "x1.8",  # DeepSeek-V3 report, section 5.4.3
         "mtp_a": f"{1.8 - 1:.1%}",  # (1 + a) / 1 = 1.8 with a free draft and v = 1
         "fleet_pd": f"{(608e9 / 73.7e3) / (168e9 / 14.8e3):.2f}",  # prefill : decode hours
-        "price": "$2",
-        "in_usd": f"${2 / 3600 / (73.7e3 / 8) * 1e6:.3f}",  # 8 H800 a node
+        "price": "$2", "in_usd": f"${2 / 3600 / (73.7e3 / 8) * 1e6:.3f}",  # 8 H800 a node
         "out_usd": f"${2 / 3600 / (14.8e3 / 8) * 1e6:.3f}",
     },
 }
@@ -293,20 +284,15 @@ TABLES = {"concepts/memory-ledger": [LEDGER_TABLE], "concepts/operator-ledgers":
 
 # Numbers computed inline in prose: (how many roles, the sentences they must render).
 INLINE = {
-    "overview": (
-        6,
-        [
-            "性能建模与 Profiling：算力、带宽与显存账本",  # the article's title, as it prints it
-            f"is {reference.RIDGE_A100_BF16} FLOP/byte in bf16; the H100's is "
-            f"{reference.RIDGE_H100_BF16} FLOP/byte",
-            # GiB against GB, by hand: 80e9 B of HBM (datasheet); 2**30 / 1e9 - 1 = 7.37%;
-            # 16 x 2**30 B = 17.18e9 B.
-            "holds 80.00 GB of HBM",
-            "bytes, 7.4% more",
-            "a budget of 16 GiB is 17.18 GB",
-        ],
-    ),
-}
+    "overview": (6, [
+        "性能建模与 Profiling：算力、带宽与显存账本",  # the article's title, as it prints it
+        f"is {reference.RIDGE_A100_BF16} FLOP/byte in bf16; the H100's is "
+        f"{reference.RIDGE_H100_BF16} FLOP/byte",
+        # GiB against GB, by hand: 80e9 B of HBM (datasheet); 2**30 / 1e9 - 1 = 7.37%;
+        # 16 x 2**30 B = 17.18e9 B.
+        "holds 80.00 GB of HBM", "bytes, 7.4% more", "a budget of 16 GiB is 17.18 GB",
+    ]),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(SUBSTITUTIONS))
