@@ -12,21 +12,14 @@ from common.exercises import EXERCISES, get_exercise
 LECTURES = ("02", "05", "06", "07", "08")
 
 EDITS = {  # factors on the shipped figures
-    "shipped": {},
-    "README: A100 bf16 1979e12": {"a100": {"peak bf16": 1979 / 312}},
-    "H100 bandwidth x2": {"h100": {"mem_bw": 2}},
-    "H200 bandwidth x0.5": {"h200": {"mem_bw": 0.5}},
-    "H200 bf16 x2": {"h200": {"peak bf16": 2}},
-    "H100 fp8 below bf16": {"h100": {"peak fp8": 0.25}},
+    "shipped": {}, "README: A100 bf16 1979e12": {"a100": {"peak bf16": 1979 / 312}},
+    "H100 bandwidth x2": {"h100": {"mem_bw": 2}}, "H200 bandwidth x0.5": {"h200": {"mem_bw": 0.5}},
+    "H200 bf16 x2": {"h200": {"peak bf16": 2}}, "H100 fp8 below bf16": {"h100": {"peak fp8": 0.25}},
     "B300 nvfp4 below fp8": {"b300": {"peak nvfp4": 1 / 6}},  # 2.5 PFLOP/s against 5
     "TPU v5e int8 below bf16": {"tpu_v5e": {"peak int8": 0.25}},
-    "B300 link x4": {"b300": {"link": 4}},
-    "TPU v6e link x4": {"tpu_v6e": {"link": 4}},
-    "swap A100 and H100 bandwidth": {
-        "a100": {"mem_bw": 3.35 / 1.555},
-        "h100": {"mem_bw": 1.555 / 3.35},
-    },
-}
+    "B300 link x4": {"b300": {"link": 4}}, "TPU v6e link x4": {"tpu_v6e": {"link": 4}},
+    "swap A100 and H100 bandwidth": {"a100": {"mem_bw": 3.35 / 1.555},
+                                     "h100": {"mem_bw": 1.555 / 3.35}}}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", list(EDITS))
