@@ -151,23 +151,17 @@ RESULTS_PATHS: dict[str, tuple[Callable[[Path], str], str]] = {
 CALIBRATION_LEVEL = ("1e308-calibration", "tiny-bandwidth")
 BAD_CONTENTS: dict[str, tuple[Callable[[], str], str]] = {
     "nested-json": (lambda: "[" * 200_000, "nested too deeply"),
-    "nan-calibration": (
-        lambda: json.dumps(_results_doc(HERE, matmul_flops_per_s=float("nan"))),
-        "non-standard number NaN",
-    ),
+    "nan-calibration": (lambda: json.dumps(_results_doc(HERE, matmul_flops_per_s=float("nan"))),
+                        "non-standard number NaN"),
     "1e308-calibration": (
         lambda: json.dumps(_results_doc(HERE, matmul_flops_per_s=1e308, ridge_point=1e308 / 2e10)),
-        "'matmul_flops_per_s' must be between",
-    ),
+        "'matmul_flops_per_s' must be between"),
     "tiny-bandwidth": (
         lambda: json.dumps(_results_doc(HERE, bandwidth_bytes_per_s=1e-3, ridge_point=1.6e14)),
-        "'bandwidth_bytes_per_s' must be between",
-    ),
-    "other-machine": (
-        lambda: json.dumps(_results_doc(dict(HERE, cpu="Another CPU", cores=4096))),
-        "another machine",
-    ),
-}
+        "'bandwidth_bytes_per_s' must be between"),
+    "other-machine": (lambda: json.dumps(_results_doc(dict(HERE, cpu="Another CPU", cores=4096))),
+                      "another machine"),
+}  # fmt: skip
 
 OUTDIR_PATHS: dict[str, tuple[Callable[[Path], str], str]] = {
     "outdir-empty": (lambda d: "", "expected a path, got an empty string"),
