@@ -262,15 +262,11 @@ def test_figure_summary_and_hint_by_hand(tmp_path) -> None:
         ["time to first token >=", "250.000 ms (batch 8, 4,096-token prompts)"],
         ["time per output token >=", "10.000 ms (batch 8, context 4,096)"],
         ["decode throughput <=", "800.0 tokens/s"],  # 8 / 0.01 s
-        [
-            "time to first token, achievable roofs >=",
-            "300.000 ms (measured compute roof; memory at spec: none published)",
-        ],
-        [
-            "time per output token, achievable roofs >=",
-            "12.000 ms (measured compute roof; memory at spec: none published)",
-        ],
-    ]
+        ["time to first token, achievable roofs >=",
+         "300.000 ms (measured compute roof; memory at spec: none published)"],
+        ["time per output token, achievable roofs >=",
+         "12.000 ms (measured compute roof; memory at spec: none published)"],
+    ]  # fmt: skip
     for measured, which in (
         (["memory"], "measured memory roof; compute at spec: none published"),
         (["memory", "compute"], "measured compute and memory roofs"),
