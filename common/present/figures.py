@@ -25,9 +25,8 @@ def roofline_caption(peak: float, beta: float, points: Sequence[Point]) -> str:
                 beta=fmt_bw(beta), peak=fmt_rate(peak),
                 ridge=f"{ridge_point(peak, beta):.2f}")  # fmt: skip
     if not points:
-        return say(
-            "{roofs} No operation is placed yet: run lecture 01 to measure them.", roofs=roofs
-        )
+        return say("{roofs} No operation is placed yet: run lecture 01 to measure them.",
+                   roofs=roofs)  # fmt: skip
     share = [(name, rate / attainable_flops(i, peak, beta)) for name, i, rate, _ in points]
     below = [s for s in share if s[1] <= ABOVE_ROOF] or share
     best, worst = max(below, key=lambda s: s[1]), min(below, key=lambda s: s[1])
@@ -36,13 +35,9 @@ def roofline_caption(peak: float, beta: float, points: Sequence[Point]) -> str:
         "and its measured FLOP/s, orange where the model predicts memory-bound and blue where "
         "it predicts compute-bound. Look at the gap between a point and the roof above it: "
         "{best} {reach} ({share}), {worst} only {low} of it.",
-        roofs=roofs,
-        best=best[0],
+        roofs=roofs, best=best[0],
         reach=say("sits on its roof") if best[1] >= 0.95 else say("reaches its roof"),
-        share=f"{best[1]:.0%}",
-        worst=worst[0],
-        low=f"{worst[1]:.0%}",
-    )
+        share=f"{best[1]:.0%}", worst=worst[0], low=f"{worst[1]:.0%}")  # fmt: skip
 
 
 def sweep_caption(rows: Sequence[Mapping[str, Any]], crossing: tuple[Any, Any] | None) -> str:
@@ -54,32 +49,20 @@ def sweep_caption(rows: Sequence[Mapping[str, Any]], crossing: tuple[Any, Any] |
         "Left, the fastest measured call (solid) and the roofline's max(F/P, D/β) (dashed) "
         "for B = {first} to {last}; right, tokens per second. Look at how little "
         "the latency grows (x{growth}) while the throughput grows x{gain}.",
-        first=first["B"],
-        last=last["B"],
-        growth=f"{growth:.1f}",
-        gain=f"{gain:.1f}",
-    )
+        first=first["B"], last=last["B"], growth=f"{growth:.1f}", gain=f"{gain:.1f}")  # fmt: skip
     if crossing is not None and crossing[0] is not None:
         caption = say(
             "{caption} The grey band between B = {lo} and B = {hi} is where the model's "
             "intensity crosses the ridge point: left of it the weights' bytes set the time.",
-            caption=caption,
-            lo=crossing[0],
-            hi=crossing[1],
-        )
+            caption=caption, lo=crossing[0], hi=crossing[1])  # fmt: skip
     if flagged := [str(r["B"]) for r in rows if r.get("anomaly")]:
         caption = say("{caption} Circled: B = {flagged}, which break a rule no roofline can break.",
                       caption=caption, flagged=", ".join(flagged))  # fmt: skip
     return caption
 
 
-def ledger_caption(
-    spec: ledger.ModelSpec,
-    batches: Sequence[int],
-    rate: float,
-    low_rate: float,
-    budget_bytes: float,
-) -> str:
+def ledger_caption(spec: ledger.ModelSpec, batches: Sequence[int], rate: float, low_rate: float,
+                   budget_bytes: float) -> str:  # fmt: skip
     """The stacked ledger against the budget line, and what the lower overhead rate rescues."""
     at = {b: ledger.model_ledger(spec, b, rate) for b in batches}
     low = {b: ledger.model_ledger(spec, b, low_rate) for b in batches}
@@ -93,12 +76,8 @@ def ledger_caption(
         "Left: the four terms of the {model} model in unchunked prefill at {rate} overhead. Look "
         "at the weights, {weights} GiB at every batch, while the KV cache and activations grow "
         "with every sequence; against the {budget} GiB budget (dashed) {first}.",
-        model=spec.name,
-        rate=f"{rate:.0%}",
-        weights=f"{at[batches[0]].weights / GIB:.1f}",
-        budget=f"{budget_bytes / GIB:g}",
-        first=first,
-    )
+        model=spec.name, rate=f"{rate:.0%}", weights=f"{at[batches[0]].weights / GIB:.1f}",
+        budget=f"{budget_bytes / GIB:g}", first=first)  # fmt: skip
     if rescued:
         caption = say("{caption} Right: at {rate} overhead batch {batches} fits as well.",
                       caption=caption, rate=f"{low_rate:.0%}",
