@@ -170,11 +170,9 @@ class _StoreGiven(argparse.Action):
 def add_png_flags(parser: Parser) -> Parser:
     """--png (save figures) and --outdir DIR (where, only with --png; default figures/)."""
     parser.add_argument(
-        "--png",
-        action="store_true",
+        "--png", action="store_true",
         help="also save the lecture's figure(s) as PNG; needs matplotlib (without it, one "
-        "line says so and the lecture runs on without figures)",
-    )
+        "line says so and the lecture runs on without figures)")  # fmt: skip
     add_outdir_flag(parser, "folder for the --png figures")
     return parser
 
@@ -196,24 +194,17 @@ def add_results_flag(parser: argparse.ArgumentParser, saves: bool = False) -> No
     parser.results_saved = saves  # type: ignore[attr-defined]  # parse_args checks the path
     role = "that this lecture adds its section to" if saves else "to read measurements from"
     parser.add_argument(
-        "--results",
-        type=path_text,
-        default=None,
-        metavar="FILE",
-        help=f"results file {role} (default: {default_results_path()})",
-    )
+        "--results", type=path_text, default=None, metavar="FILE",
+        help=f"results file {role} (default: {default_results_path()})")  # fmt: skip
 
 
 def add_budget_flag(parser: argparse.ArgumentParser, what: str = "the ledger") -> None:
     """--budget-gib GIB: the memory budget (default: the article's 78 GiB usable on 80 GB)."""
     parser.add_argument(
-        "--budget-gib",
-        type=number_in(0.0, MAX_BUDGET_GIB, "memory budget"),
-        default=ARTICLE_BUDGET_GIB,
-        metavar="GIB",
+        "--budget-gib", type=number_in(0.0, MAX_BUDGET_GIB, "memory budget"),
+        default=ARTICLE_BUDGET_GIB, metavar="GIB",
         help=f"memory budget for {what}, in GiB, up to {MAX_BUDGET_GIB:,.0f} "
-        f"(default: {ARTICLE_BUDGET_GIB:g})",
-    )
+        f"(default: {ARTICLE_BUDGET_GIB:g})")  # fmt: skip
 
 
 # --- Parsing, then checking what the flags will need -------------------------

@@ -31,17 +31,11 @@ def _model_and_chip(
     parser = cli.lecture_parser(doc)
     models = tuple(models)
     parser.add_argument(
-        "--model",
-        type=cli.one_of(models, "model"),
-        default=default,
-        help=f"{what} from the model table: {', '.join(models)} (default: {default})",
-    )
+        "--model", type=cli.one_of(models, "model"), default=default,
+        help=f"{what} from the model table: {', '.join(models)} (default: {default})")  # fmt: skip
     parser.add_argument(
-        "--chip",
-        type=cli.one_of(CHIPS, "chip"),
-        default="h100",
-        help=f"chip from the hardware table: {', '.join(CHIPS)} (default: h100)",
-    )
+        "--chip", type=cli.one_of(CHIPS, "chip"), default="h100",
+        help=f"chip from the hardware table: {', '.join(CHIPS)} (default: h100)")  # fmt: skip
     return parser
 
 
