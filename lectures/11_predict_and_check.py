@@ -185,8 +185,8 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # SGLang 0.5 and TensorRT-LLM 1.2 (ShareGPT requests, 1 to 8 at a time). Each is predicted
 # twice: by the roofline *bound* alone, and by the *forecast* of
 # ``python3 -m common.predict --engine E``, E the class of its engine (``trtllm``,
-# ``trtllm-mmha``, ``vllm``, ``sglang``, ``vllm-single-step``, ``vllm-eager`` or
-# ``eager``). The forecast is the bound plus the engine terms of
+# ``trtllm-mmha``, ``vllm``, ``sglang``, ``vllm-single-step-flash``, ``vllm-single-step``,
+# ``vllm-eager`` or ``eager``). The forecast is the bound plus the engine terms of
 # ``common/tables/engines.py``:
 #
 # - a GEMM's measured share of the peak at the request's rows, and each projection's share

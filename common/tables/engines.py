@@ -356,11 +356,17 @@ ENGINES: dict[str, Engine] = {
         kv_reads=KV_PER_HEAD,
     ),
     "vllm-single-step": Engine(
-        "vLLM before multi-step scheduling (2023-24, before v0.6): CUDA graphs in decode, CPU "
-        "scheduling and output processing every step, its custom all-reduce (from its PR #2192), "
-        "decode attention per query head (to v0.4.2)",
+        "vLLM from CUDA graphs to v0.4.2 (2023-24): CUDA graphs in decode, CPU scheduling and "
+        "output processing every step, its custom all-reduce (from its PR #2192), decode "
+        "attention per query head",
         SINGLE_STEP,
         kv_reads=KV_PER_HEAD,
+        **VLLM_OWN_ALLREDUCE,
+    ),
+    "vllm-single-step-flash": Engine(
+        "vLLM v0.4.3 to v0.5 (2024): as vllm-single-step, but decoding with FlashAttention, "
+        "which reads each KV head once for its query heads (its PR #4907)",
+        SINGLE_STEP,
         **VLLM_OWN_ALLREDUCE,
     ),
     "vllm-eager": Engine(

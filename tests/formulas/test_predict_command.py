@@ -16,7 +16,7 @@ import pytest
 from published_configs import ALL
 
 from common import predict as cmd
-from common.formulas.predict import ep_network
+from common.formulas.predict import KV_TERM, ep_network
 from common.hw_specs import CHIPS, get_chip
 from common.tables import configs as cmd_configs
 
@@ -100,6 +100,10 @@ def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys
     # the launches as well
     single = run_json(tmp_path, LLAMA, *base, "--engine", "vllm-single-step", capsys=capsys)
     assert single["decode_step_s"] == pytest.approx(18 * FLOOR + 4e-3)
+    # from v0.4.3, FlashAttention decodes: each KV head read once for its group, no re-read term
+    flash = run_json(tmp_path, LLAMA, *base, "--engine", "vllm-single-step-flash", capsys=capsys)
+    assert flash["decode_step_s"] == pytest.approx(single["decode_step_s"])
+    assert [KV_TERM in p["terms"]["decode_step"] for p in (single, flash)] == [True, False]
     old = run_json(tmp_path, LLAMA, *base, "--engine", "vllm-eager", capsys=capsys)
     assert old["decode_step_s"] == pytest.approx(18 * FLOOR + 18 * 0.15 / 100 / 483 + 4e-3)
     flags = ("--chip", "h100", "--gpus", "2", "--prompt", "4", "--new-tokens", "2")
