@@ -341,9 +341,10 @@ LMDEPLOY_A100 = (
 )
 NIM_70B = (
     "NVIDIA NIM for LLMs benchmarking guide 1.0.0 (docs.nvidia.com/nim/benchmarking/llm/1.0.0/"
-    "performance), 'Llama-3.3-70b-instruct Results', NIM 1.8.0, 2 x H100 80G, 'fp8 TP2', 500 "
-    "input / 2000 output tokens, concurrency 1: TTFT 47.77 ms, ITL 18.91 ms (AIPerf, client "
-    "side); the whole request = TTFT + 1999 x ITL; " + CHECKED
+    "performance), 'Llama-3.3-70b-instruct Results', NIM 1.8.0, 2 x H100 80G, 'fp8 TP2', "
+    "concurrency 1 (AIPerf, client side): 500 input / 2000 output tokens, TTFT 47.77 ms and ITL "
+    "18.91 ms; 5000 input / 500 output, TTFT 406.77 ms and ITL 18.58 ms; the whole request = "
+    "TTFT + (output - 1) x ITL; checked 2026-12-07"
 )
 VLLM_PR_2192 = (
     "vllm-project/vllm pull request #2192, 'Custom all reduce kernels' (2023-12-19), table "
@@ -450,9 +451,9 @@ SERVING_REQUESTS: tuple[Request, ...] = (
                                 (64, 128): 2033.22, (64, 2048): 286.32}),
     *_lmdeploy(LLAMA_2_70B, 4, {(1, 128): 33.63, (1, 2048): 28.32, (16, 128): 439.77,
                                 (64, 128): 1159.84, (64, 2048): 270.47}),
-    _request(LLAMA_3_3_70B, "h100", 2, 1, 500, 1, 47.77 * MS, NIM, NIM_70B, "trtllm", "fp8"),
-    _request(LLAMA_3_3_70B, "h100", 2, 1, 500, 2000, (47.77 + 1999 * 18.91) * MS, NIM, NIM_70B,
-            "trtllm", "fp8"),
+    *(_request(LLAMA_3_3_70B, "h100", 2, 1, prompt, n, (ttft + (n - 1) * itl) * MS, NIM,
+               NIM_70B, "trtllm", "fp8") for prompt, out, ttft, itl in (
+        (500, 2000, 47.77, 18.91), (5000, 500, 406.77, 18.58)) for n in (1, out)),
     _request(LLAMA_2_70B, "a100-80gb", 4, 64, 256, 256, 14.57, "vLLM, its PR #2192", VLLM_PR_2192,
             "vllm-single-step"),
     _request(LLAMA_2_70B, "a100", 8, 32, 1, 2048, 133.70, "vLLM v0.1, rkooo567",

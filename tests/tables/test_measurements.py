@@ -178,7 +178,7 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens, r.engine_class):
            r.measured.seconds for r in pub.SERVING_REQUESTS}  # fmt: skip
-    assert len(got) == len(pub.SERVING_REQUESTS) - 1 == 67  # SGLang's bf16 and FP8 share a key
+    assert len(got) == len(pub.SERVING_REQUESTS) - 1 == 69  # SGLang's bf16 and FP8 share a key
     # vLLM's CI, 'Mean latency (ms)' of batch 8, 32 in / 128 out: 997.542 ms (8B, 8xH100),
     # 2077.53 ms (70B on 4 H200), 3643.84 ms (Mixtral on 2 A100-SXM4-80GB).
     assert got[("llama-3.1-8b", "h100", 1, 8, 32, 128, "vllm")] == pytest.approx(997.542 * MS)
@@ -192,9 +192,10 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     assert got[("llama-2-70b", "a100-80gb", 4, 1, 2048, 128, "trtllm")] == pytest.approx(
         128 / 28.32
     )
-    # NIM, Llama-3.3-70B fp8 on 2 H100s, 500 / 2000, concurrency 1: TTFT 47.77, ITL 18.91 ms.
+    # NIM, Llama-3.3-70B fp8 on 2 H100s, concurrency 1: TTFT 47.77, ITL 18.91 ms at 500 / 2000;
+    # TTFT 406.77, ITL 18.58 ms at 5000 / 500.
     nim = [r for r in pub.SERVING_REQUESTS if r.model.key == "llama-3.3-70b"]
-    assert [r.precision for r in nim] == ["fp8", "fp8"]
+    assert [r.precision for r in nim] == ["fp8"] * 4
     # GPUStack's Qwen3-8B on one H100, 100 ShareGPT requests: mean TTFT + 220 x mean TPOT; vLLM
     # at concurrency 1, 59.01 + 220 x 7.28 ms; SGLang's FP8 row at 4, 39.66 + 220 x 5.65 ms
     assert got[("qwen3-8b", "h100", 1, 1, 233, 221, "vllm")] == pytest.approx(1.66061)
@@ -208,7 +209,8 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     assert not any(r.engine in r.measured.what for r in pub.REQUESTS)
     lmdeploy = {r.measured.source for r in pub.SERVING_REQUESTS if r.engine.startswith("LMDeploy")}
     assert len(lmdeploy) == 1 and "InternLM/lmdeploy" in lmdeploy.pop()
-    assert [r.measured.seconds for r in nim] == pytest.approx([0.04777, 0.04777 + 1999 * 0.01891])
+    assert [r.measured.seconds for r in nim] == pytest.approx(
+        [0.04777, 0.04777 + 1999 * 0.01891, 0.40677, 0.40677 + 499 * 0.01858])  # fmt: skip
     # vLLM PR #2192: 14.57 s; rkooo567: 133.70 s (vLLM) and 70.19 s (Triton) for 32 x 1 + 2048.
     assert got[("llama-2-70b", "a100-80gb", 4, 64, 256, 256, "vllm-single-step")] == (
         pytest.approx(14.57)
