@@ -36,13 +36,8 @@ from common.shell.cli import parse_args, png_parser
 from common.tables import assumptions
 from lectures.words import roofline_basics as page
 
-ABOUT = {
-    "flags": (),
-    "figure": True,
-    "chip": "h100",
-    "bare": True,
-    "terms": ("roofline", "critical batch", "ridge point"),
-}
+ABOUT = {"flags": (), "figure": True, "chip": "h100", "bare": True,
+         "terms": ("roofline", "critical batch", "ridge point")}  # fmt: skip
 
 make_parser = partial(png_parser, __doc__)  # the command line: --png and --outdir
 args = parse_args(make_parser())  # a bad --outdir, or --png without matplotlib, is said here

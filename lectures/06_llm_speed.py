@@ -32,12 +32,8 @@ from functools import partial
 
 from common.shell.llm_flags import llm_parser, parse_llm_args
 
-ABOUT = {
-    "flags": ("--model", "--chip", "--precision", "--batch", "--context"),
-    "figure": True,
-    "bare": True,
-    "terms": ("prefill", "decode"),
-}
+ABOUT = {"flags": ("--model", "--chip", "--precision", "--batch", "--context"), "figure": True,
+         "bare": True, "terms": ("prefill", "decode")}  # fmt: skip
 
 #: The LLM lectures' flags (--help): the same in lectures 06, 07 and 08.
 make_parser = partial(llm_parser, __doc__)

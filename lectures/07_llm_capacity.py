@@ -30,12 +30,8 @@ from functools import partial
 
 from common.shell.llm_flags import llm_parser, parse_llm_args
 
-ABOUT = {
-    "flags": ("--model", "--chip", "--precision", "--context"),
-    "figure": True,
-    "bare": True,
-    "terms": ("KV cache", "memory wall"),
-}
+ABOUT = {"flags": ("--model", "--chip", "--precision", "--context"), "figure": True, "bare": True,
+         "terms": ("KV cache", "memory wall")}  # fmt: skip
 
 #: The LLM lectures' flags (--help): the same in lectures 06, 07 and 08.
 make_parser = partial(llm_parser, __doc__)

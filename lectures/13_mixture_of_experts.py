@@ -30,12 +30,8 @@ from functools import partial
 
 from common.shell.llm_flags import moe_parser, parse_moe_args
 
-ABOUT = {
-    "flags": ("--model", "--chip", "--precision", "--batch", "--ep"),
-    "figure": True,
-    "bare": True,
-    "terms": ("mixture of experts", "expert parallelism"),
-}
+ABOUT = {"flags": ("--model", "--chip", "--precision", "--batch", "--ep"), "figure": True,
+         "bare": True, "terms": ("mixture of experts", "expert parallelism")}  # fmt: skip
 
 #: Lecture 13's flags (--help): a mixture of experts, chip, precision, batch, EP size.
 make_parser = partial(moe_parser, __doc__)
