@@ -50,12 +50,8 @@ from lectures.words import machine_probe as page
 ABOUT = {"budget": (10, 1)}
 
 
-make_parser = partial(
-    budget.measuring_parser,
-    __doc__,
-    "01",
-    "fewer timed repeats (same sizes; noisier numbers, shorter run)",
-)
+make_parser = partial(budget.measuring_parser, __doc__, "01",
+                      "fewer timed repeats (same sizes; noisier numbers, shorter run)")  # fmt: skip
 args = cli.parse_args(make_parser())
 plan = budget.from_args(args)  # the memory and time this run may spend
 

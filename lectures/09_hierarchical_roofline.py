@@ -45,12 +45,8 @@ from lectures.words import hierarchical_roofline as page
 ABOUT = {"budget": (20, 1.5), "terms": ("hierarchical roofline",)}
 
 
-make_parser = partial(
-    measure_budget.measuring_parser,
-    __doc__,
-    "09",
-    "shorter sweep (2 sizes per octave, less time each)",
-)
+make_parser = partial(measure_budget.measuring_parser, __doc__, "09",
+                      "shorter sweep (2 sizes per octave, less time each)")  # fmt: skip
 args = cli.parse_args(make_parser())
 
 QUICK = args.quick
