@@ -247,9 +247,10 @@ class Request:
 
     @property
     def label(self) -> str:
-        """'GPT-20B, 4 GPUs, 128 + 20 tokens'."""
+        """'GPT-20B, 4 x a100-80gb, 128 + 20'; ', batch 8' beyond one, ', fp8' beyond 16 bits."""
         gpus = f"{self.gpus} x {self.chip}"
         batch = f", batch {self.batch}" if self.batch > 1 else ""
+        batch += f", {self.precision}" * (self.precision != "bf16")  # fp8 beside its bf16 twin
         head = f"{self.model.name.split(' (')[0]}, {gpus}{batch}"
         return f"{head}, {self.prompt} + {self.new_tokens}"
 
@@ -399,6 +400,31 @@ GPUSTACK = (
     "latency per request'; Qwen/Qwen3-8B in bf16, Qwen/Qwen3-8B-FP8 (FP8 weights) for its FP8 "
     "row; checked 2026-12-07"
 )
+NIM_DLI = (
+    "NVIDIA Deep Learning Institute's course data of NIM benchmarks ('a benchmark run against an "
+    "older version of NVIDIA NIM': NIM_TRT-LLM, GenAI-Perf), dataset/nim.csv as carried by "
+    "wbing520/ai-performance-engineering code/ch10_inference/inference_gpu_cluster_sizing "
+    "(commit 0e25b2e); its rows at concurrency 1, column request_latency-avg (client side, the "
+    "whole request), synthetic prompts of the stated mean length, max_tokens new tokens; meta-"
+    "llama3-8b- and 70b-instruct on A100-SXM4-80GB and H100_80GB_HBM3, fp16 (bf16's bytes and "
+    "peak), bf16 or fp8; checked 2026-12-07"
+)
+#: The NIM course data's (prompt, new tokens), then (model, chip, GPUs, precision) -> seconds.
+NIM_DLI_TOKENS = ((200, 200), (200, 1000), (200, 2000), (2000, 200), (2000, 2000), (7000, 1000))
+NIM_DLI_S = {
+    (LLAMA_3_8B, "a100-80gb", 1, "bf16"): (2.429, 12.217, 24.829, 2.680, 26.317, 15.408),
+    (LLAMA_3_8B, "a100-80gb", 2, "bf16"): (1.649, 8.346, 17.077, 1.863, 18.563, 11.303),
+    (LLAMA_3_8B, "h100", 1, "bf16"): (1.482, 7.388, 15.051, 1.616, 16.117, 9.367),
+    (LLAMA_3_8B, "h100", 1, "fp8"): (1.027, 5.213, 10.802, 1.192, 12.116, 7.592),
+    (LLAMA_3_8B, "h100", 2, "bf16"): (1.094, 5.606, 11.661, 1.238, 12.670, 7.495),
+    (LLAMA_3_8B, "h100", 2, "fp8"): (0.924, 4.744, 9.797, 1.073, 11.059, 7.069),
+    (LLAMA_3_70B, "a100-80gb", 4, "bf16"): (6.009, 30.394, 61.588, 6.688, 65.336, 38.125),
+    (LLAMA_3_70B, "a100-80gb", 8, "bf16"): (4.395, 22.424, 46.115, 5.069, 50.765, 31.749),
+    (LLAMA_3_70B, "h100", 4, "bf16"): (3.782, 19.288, 38.865, 4.152, 41.409, 24.261),
+    (LLAMA_3_70B, "h100", 4, "fp8"): (2.760, 14.331, 29.102, 3.170, 32.183, 19.821),
+    (LLAMA_3_70B, "h100", 8, "bf16"): (2.859, 14.639, 29.924, 3.216, 32.125, 19.424),
+    (LLAMA_3_70B, "h100", 8, "fp8"): (2.413, 12.455, 25.413, 2.824, 28.679, 17.836),
+}
 ARGONNE = (
     "argonne-lcf/LLM-Inference-Bench (commit 4211f5d), Plots/All_results.csv, column 'Latency' "
     "(s, the whole batch), 'Nvidia H100 GPU' (the JLSE testbed's H100 80GB HBM3: llama.cpp/H100/"
@@ -440,7 +466,8 @@ def _argonne(model: Model, engine: str, source: str, engine_class: str,
 #: Serving engines' requests from sources the forecast takes no term from: vLLM's CI on three
 #: chips, LMDeploy's A100 table (batch 1 and 64 at 128 and 2,048 prompt tokens, 128 new;
 #: batch 16 at 128), NIM on two H100s in FP8, vLLM's all-reduce PR, one 8-GPU comparison,
-#: Argonne's benchmark of vLLM and TensorRT-LLM on 1 to 4 H100s, and GPUStack's Qwen3-8B.
+#: Argonne's benchmark of vLLM and TensorRT-LLM on 1 to 4 H100s, GPUStack's Qwen3-8B, and
+#: NVIDIA's NIM course data (Llama-3 8B and 70B, one request at a time, 1 to 8 A100s or H100s).
 SERVING_REQUESTS: tuple[Request, ...] = (
     *_vllm_ci("h100", VLLM_CI_H100, (997.542, 2444.47, 2326.97)),
     *_vllm_ci("h200", VLLM_CI_H200, (833.421, 2077.53, 1917.44)),
@@ -482,7 +509,10 @@ SERVING_REQUESTS: tuple[Request, ...] = (
         (8, 74.57, 7.71, "vLLM 0.11, GPUStack", "vllm", "bf16"),
         (4, 27.70, 7.19, "SGLang 0.5, GPUStack", "sglang", "bf16"),
         (4, 51.61, 7.67, "TensorRT-LLM 1.2, GPUStack", "trtllm", "bf16"),
-        (4, 39.66, 5.65, "SGLang 0.5, GPUStack", "sglang", "fp8"))))  # fmt: skip
+        (4, 39.66, 5.65, "SGLang 0.5, GPUStack", "sglang", "fp8"))),
+    *(_request(m, chip, g, 1, p, n, s, "NVIDIA NIM, its DLI course", NIM_DLI, "trtllm", precision)
+      for (m, chip, g, precision), times in NIM_DLI_S.items()
+      for (p, n), s in zip(NIM_DLI_TOKENS, times, strict=True)))  # fmt: skip
 #: Every published request lecture 11 predicts: the course's first sources, then the engines'.
 ALL_REQUESTS: tuple[Request, ...] = (*REQUESTS, *SERVING_REQUESTS)
 

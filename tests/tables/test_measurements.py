@@ -109,7 +109,7 @@ def test_published_requests_as_their_pages_print_them() -> None:
     assert r.measured.seconds == pytest.approx(768 * 128 / 19694)
     r = h100[("llama-2-70b", 4, 480, 128, 2048)]
     assert r.measured.seconds == pytest.approx(480 * 2048 / (1486 * 4))
-    assert r.label == "Llama-2-70B, 4 x h100, batch 480, 128 + 2048"
+    assert r.label == "Llama-2-70B, 4 x h100, batch 480, fp8, 128 + 2048"  # its precision named
     # and A100 FP16, TP 1: batch 384, 128 / 128, 5,586 tok/s; batch 52, 2048 / 128, 591
     a = {(r.batch, r.prompt, r.precision): r.measured.seconds for r in pub.REQUESTS if r.batch > 1
          and r.chip == "a100-80gb" and r.engine_class == "trtllm-mmha"}  # fmt: skip
@@ -178,7 +178,14 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens, r.engine_class):
            r.measured.seconds for r in pub.SERVING_REQUESTS}  # fmt: skip
-    assert len(got) == len(pub.SERVING_REQUESTS) - 1 == 69  # SGLang's bf16 and FP8 share a key
+    # SGLang's bf16 and FP8 share a key, as do the NIM course data's 24 fp8 rows with its bf16
+    assert len(got) == len(pub.SERVING_REQUESTS) - 25 == 70 + 72 - 25
+    # the NIM course data, concurrency 1, request_latency-avg: 8,345,598,200.32 ns for 8B on 2
+    # A100s (fp16), 200 / 1000; 17,836,483,506.83 ns for 70B on 8 H100s (fp8), 7000 / 1000
+    dli = {(r.model.key, r.chip, r.gpus, r.prompt, r.new_tokens, r.precision): r.measured.seconds
+           for r in pub.SERVING_REQUESTS if r.engine == "NVIDIA NIM, its DLI course"}  # fmt: skip
+    assert (dli[("llama-3-8b", "a100-80gb", 2, 200, 1000, "bf16")],
+            dli[("llama-3-70b", "h100", 8, 7000, 1000, "fp8")]) == (8.346, 17.836)  # fmt: skip
     # vLLM's CI, 'Mean latency (ms)' of batch 8, 32 in / 128 out: 997.542 ms (8B, 8xH100),
     # 2077.53 ms (70B on 4 H200), 3643.84 ms (Mixtral on 2 A100-SXM4-80GB).
     assert got[("llama-3.1-8b", "h100", 1, 8, 32, 128, "vllm")] == pytest.approx(997.542 * MS)
@@ -202,8 +209,10 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     fp8 = [r for r in pub.SERVING_REQUESTS if "GPUStack" in r.engine and r.precision == "fp8"]
     assert [(r.batch, r.engine_class) for r in fp8] == [(4, "sglang")]
     assert fp8[0].measured.seconds == pytest.approx(1.28266)
-    # every other row is 16-bit: vLLM's dtype auto, LMDeploy's fp16 (bf16's bytes and peak)
-    assert {r.precision for r in pub.SERVING_REQUESTS if r not in nim + fp8} == {"bf16"}
+    # every other row is 16-bit (vLLM's dtype auto, LMDeploy's fp16: bf16's bytes and peak)
+    # but the NIM course data's fp8 profiles: 8B on 1 and 2 H100s, 70B on 4 and 8, 6 rows each
+    rest = [r.precision for r in pub.SERVING_REQUESTS if r not in nim + fp8]
+    assert (rest.count("fp8"), set(rest)) == (4 * 6, {"bf16", "fp8"})
     # each engine's own page is named with what it ran; the course's first sources are not
     assert all(r.measured.what.endswith(f", {r.engine}") for r in pub.SERVING_REQUESTS)
     assert not any(r.engine in r.measured.what for r in pub.REQUESTS)
