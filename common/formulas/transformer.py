@@ -303,6 +303,8 @@ def _indexer_ops(m: Model, batch: int, T: int, S: int, dt: DTypes) -> list[Op]:
     one): H_I d_I queries from the query latent, a cached key of d_I and H_I head weights;
     scores of every causal pair, 2 d_I + 3 FLOP a pair and head (dot, ReLU, weight, sum), each
     sequence's keys read once and the fp32 scores written, then read by the top k."""
+    if not m.index_layers:  # dense attention: no indexer
+        return []
     n, H, dI, pairs = batch * T, m.index_heads, m.index_head_dim, batch * causal_pairs(T, S)
     ops = [_matmul("indexer Q projection", n, m.q_lora_rank or m.d_model, H * dI, dt),
            _matmul("indexer K projection", n, m.d_model, dI, dt, to_cache=True),
@@ -312,7 +314,7 @@ def _indexer_ops(m: Model, batch: int, T: int, S: int, dt: DTypes) -> list[Op]:
               n * H * dI * dt.act_bytes + 8 * pairs, batch * S * dI * dt.kv_bytes)]  # fmt: skip
     share = m.index_layers / m.n_layers
     return [Op(o.name, o.kind, *(share * x for x in (o.flops, o.weight_bytes, o.act_bytes,
-               o.kv_bytes))) for o in ops * bool(share)]  # fmt: skip
+               o.kv_bytes))) for o in ops]  # fmt: skip
 
 
 def _linear_ops(m: Model, batch: int, T: int, dt: DTypes) -> list[Op]:

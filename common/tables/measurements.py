@@ -249,9 +249,9 @@ class Request:
     def label(self) -> str:
         """'GPT-20B, 4 x a100-80gb, 128 + 20'; ', batch 8' beyond one, ', fp8' beyond 16 bits."""
         gpus = f"{self.gpus} x {self.chip}"
-        batch = f", batch {self.batch}" if self.batch > 1 else ""
-        batch += f", {self.precision}" * (self.precision != "bf16")  # fp8 beside its bf16 twin
-        head = f"{self.model.name.split(' (')[0]}, {gpus}{batch}"
+        tags = f", batch {self.batch}" if self.batch > 1 else ""
+        tags += f", {self.precision}" * (self.precision != "bf16")  # fp8 beside its bf16 twin
+        head = f"{self.model.name.split(' (')[0]}, {gpus}{tags}"
         return f"{head}, {self.prompt} + {self.new_tokens}"
 
 
