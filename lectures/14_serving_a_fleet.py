@@ -60,9 +60,11 @@ gpus = serving.gpus_to_hold(model, chip, S, dtypes)  # the fewest GPUs that hold
 wall = serving.largest_batch_on(model, chip, gpus, S, dtypes) if gpus else 0
 # sphinx_gallery_start_ignore
 if not gpus:  # no batch fits: a smaller --batch would not help
-    parser.error(f"one sequence of {S:,} tokens of {model.name} does not fit even "
-                 f"{serving.MAX_GPUS} x {chip.name}; shorten --prompt or --output, or raise "
-                 "the chip's memory capacity in common/hw_specs.py")  # fmt: skip
+    short = serving.gpus_to_hold(model, chip, 1, dtypes)  # a 1-token sequence would fit
+    fix = "shorten --prompt or --output, or raise" if short else "raise"
+    parser.error(f"one sequence of {S:,} token{'s' * (S > 1)} of {model.name} does not fit even "
+                 f"{serving.MAX_GPUS} x {chip.name}; {fix} the chip's memory capacity in "
+                 "common/hw_specs.py")  # fmt: skip
 if wall < B:
     parser.error(f"argument --batch: {B} sequences of {S:,} tokens do not fit {gpus} x "
                  f"{chip.name} (at most {wall:,}); give --batch {wall} or less")  # fmt: skip
