@@ -125,9 +125,9 @@ def check_fits(
     fits = [g for g in range(1, top + 1) if not heads % g and (ep or splits(model, g))
             and memory_per_gpu(model, dtypes, g, batch, context, ep) <= cap]  # fmt: skip
     node = f" within one node of {top} GPUs" if top < heads else ""
-    what = f"{heads:,} {'experts' if ep else 'heads'}{node} would"
-    advice = (f"--ep {fits[0]}" if ep else f"{fits[0]} GPUs") + " would hold it" if fits else (
-        f"no split of its {what}" + "; try --ep N" * bool(model.n_experts and not ep))  # fmt: skip
+    what = f"no split of its {heads:,} {'experts' if ep else 'heads'}{node}"
+    advice = ((f"--ep {fits[0]}" if ep else f"{fits[0]} GPUs") if fits else what) + " would hold it"
+    advice += "; try --ep N" * bool(not fits and model.n_experts and not ep)
     held = "weights, KV cache and state" if model.linear_layers else "weights and KV cache"
     raise ValueError(
         f"{model.name}'s {held} need {need / GB:,.1f} GB per GPU on {gpus} x {chip.name} "

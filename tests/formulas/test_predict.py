@@ -524,7 +524,7 @@ def test_weights_and_cache_that_fill_the_memory_exactly_fit() -> None:
         check_fits(model, chip, DTypes(), 8, 64, 32768, ep=True)
     assert str(caught.value).endswith(
         f"need {need / 1e9:.1f} GB per GPU on 8 x {chip.name} (40 GB each); "
-        "no split of its 8 experts would"
+        "no split of its 8 experts would hold it"
     )
     model, chip = get_model("llama-2-7b"), get_chip("a100")
     # batch 40 at 4,096 tokens: 2 N + 40 x 4096 x 2 L Hkv dh x 2 B = 99.4 GB on one GPU;
