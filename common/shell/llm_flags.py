@@ -132,12 +132,12 @@ def parse_serving_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chi
     model, chip = get_model(args.model), get_chip(args.chip)
     P, N, window = args.prompt, args.output, model.max_context
     if window < P + N - 1:
-        parser.error(f"--prompt {P} and --output {N} need {P + N - 1} positions, past "
-                     f"{model.name}'s window of {window}")  # fmt: skip
+        parser.error(f"--prompt {P} and --output {N} need {P + N - 1:,} positions, past "
+                     f"{model.name}'s window of {window:,}")  # fmt: skip
     if "bf16" not in chip.precisions:  # the lecture computes in bf16: a student's chip may lack it
         parser.error(f"argument --chip: {chip.name} has no 'bf16' peak, the precision this "
                      "lecture computes in; add one to common/hw_specs.py")  # fmt: skip
     if args.budget <= args.batch or args.budget > window:
         parser.error(f"--budget {args.budget} must exceed --batch {args.batch} (the decode tokens "
-                     f"of a step) and stay within {model.name}'s window of {window}")  # fmt: skip
+                     f"of a step) and stay within {model.name}'s window of {window:,}")  # fmt: skip
     return args, model, chip

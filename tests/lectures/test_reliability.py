@@ -454,9 +454,9 @@ BAD = [
     ("13", ["--model", "mixtral-8x7b", "--ep", "16"], None, "choose one of: 1, 2, 4, 8"),
     ("13", ["--context", "200000"], None, "exceeds DeepSeek-V3's window of 163840 tokens"),
     ("14", ["--budget", "64"], 2, "--budget 64 must exceed --batch 64 (the decode tokens"),
-    ("14", ["--prompt", "8192"], 2, "--prompt 8192 and --output 512 need 8703 positions"),
+    ("14", ["--prompt", "8192"], 2, "--prompt 8192 and --output 512 need 8,703 positions"),
     ("14", ["--batch", "100000"], 2, "--budget 2048 must exceed --batch 100000"),
-    ("14", ["--prompt", "8000", "--output", "512"], 2, "past Llama-3-8B's window of 8192"),
+    ("14", ["--prompt", "8000", "--output", "512"], 2, "past Llama-3-8B's window of 8,192"),
     ("14", ["--batch", "500", "--budget", "4096"], 2, "500 sequences of 2,304 tokens do not fit"),
     ("14", ["--model", "gpt-5"], 2, "unknown model 'gpt-5'"),
 ]  # fmt: skip
