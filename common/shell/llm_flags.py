@@ -68,9 +68,9 @@ def parse_llm_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, s
     args.weights = args.weights or precision
     if args.context > model.max_context:
         typed = getattr(args, "context_typed", False)
-        asked = f"{args.context}" if typed else f"not given, its default of {args.context} tokens"
+        asked = f"{args.context}" if typed else f"not given, its default of {args.context:,} tokens"
         parser.error(f"argument --context: {asked} exceeds {model.name}'s window of "
-                     f"{model.max_context} tokens (max_context in common/tables/models.py); "
+                     f"{model.max_context:,} tokens (max_context in common/tables/models.py); "
                      f"give --context {model.max_context} or less")  # fmt: skip
     return args, model, chip, precision
 
@@ -101,7 +101,7 @@ def parse_moe_args(parser: argparse.ArgumentParser) -> tuple[Any, Model, Chip, s
                      f"choose one of: {stored}")  # fmt: skip
     if args.context > model.max_context:
         parser.error(f"argument --context: {args.context} exceeds {model.name}'s window of "
-                     f"{model.max_context} tokens")  # fmt: skip
+                     f"{model.max_context:,} tokens")  # fmt: skip
     if (E := model.n_experts) % args.ep:
         fits = ", ".join(str(n) for n in range(1, E + 1) if E % n == 0)
         parser.error(f"argument --ep: {args.ep} GPUs cannot share {model.name}'s {E} experts "

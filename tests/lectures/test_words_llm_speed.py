@@ -313,12 +313,12 @@ def test_a_default_past_the_window_is_blamed_on_the_default() -> None:
     """A model table's max_context = 1024 once made the lecture blame a --context 4096
     nobody typed: the error says the default, the window and what to type."""
     short = dataclasses.replace(LLAMA_3_8B, key="short", name="Short", max_context=1024)
-    default = "not given, its default of 4096 tokens"
+    default = "not given, its default of 4,096 tokens"
     for argv, asked in (([], default), (["--context", "2048"], "2048")):
         with patched_models(short), pytest.raises(AssertionError) as failed:
             run_lecture("06", "--model", "short", *argv)
         said = str(failed.value)
-        assert f"argument --context: {asked} exceeds Short's window of 1024 tokens" in said
+        assert f"argument --context: {asked} exceeds Short's window of 1,024 tokens" in said
         assert "give --context 1024 or less" in said
     with patched_models(short):
         assert "Context 1,024 tokens" in run_lecture("06", "--model", "short", "--context", "1024")
