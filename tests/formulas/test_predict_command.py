@@ -318,9 +318,15 @@ def refused(argv: list[str], capsys: pytest.CaptureFixture) -> str:
         (["--model", "llama-3-8b", "--chip", "tpu-v5e"], "2 GPUs would hold it"),
         # 7,560 x 639 tokens x 128 KiB = 633.2 GB of cache: 8 GPUs, a node, hold one of the 8
         # KV heads each, 79.15 GB, and 16.06 / 8 = 2.01 GB of weights: 81.2, over 80.
-        (["--model", "llama-3-8b", "--batch", "7560"], "32 heads within one node of 8 GPUs would"),
+        (
+            ["--model", "llama-3-8b", "--batch", "7560"],
+            "no split of its 32 heads within one node of 8 GPUs would hold it (",
+        ),
         # 2^20 sequences x 639 tokens x 128 KiB = 87.8 TB: 32 TPU v6e hold 1.0 TB at most.
-        (["--model", "llama-3-8b", "--batch", "1048576", "--chip", "tpu-v6e"], "32 heads would ("),
+        (
+            ["--model", "llama-3-8b", "--batch", "1048576", "--chip", "tpu-v6e"],
+            "no split of its 32 heads would hold it (",
+        ),
     ],
 )
 def test_a_request_that_cannot_fit_says_how_many_gpus_would(flags, words, capsys) -> None:
