@@ -396,9 +396,10 @@ def forecast_terms(
     e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
     shares = spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw)
     bw = {name: min(1.0, share) * spec.mem_bw for name, share in eng.role_hbm}  # by shape
-    t_kernels = sum(c * t for c, t in per_gpu_times(ledger, shares, gpus, None, bw))
-    # attention in the 16-bit network beside sub-16-bit GEMMs: its own peak, its own term
-    kernels = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak, bw)
+    kernels = per_gpu_times(ledger, shares, gpus, None, bw)
+    t_kernels = sum(c * t for c, t in kernels)
+    if eng.attention_share != 1.0:  # attention in a 16-bit network beside sub-16-bit GEMMs
+        kernels = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak, bw)
     slower = sum(c * t for c, t in kernels) - t_kernels
     attention = {} if eng.attention_share == 1.0 else {ATTENTION_TERM: slower}
     m, g = ledger.model, ledger.model.n_heads // ledger.model.n_kv_heads
@@ -446,6 +447,7 @@ class Forecast(NamedTuple):
     total_s: float  # prefill + (new tokens - 1) x decode step
     bound_prefill_s: float  # the roofline bound at spec roofs (the first term of each pass)
     bound_decode_step_s: float
+    bound_s: float  # the whole request's: bound_prefill_s + (n - 1) x bound_decode_step_s
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -479,7 +481,8 @@ def forecast(req: Request, spec: Roofs, eng: EngineRoofs, ep: EPNetwork | None =
             total[key] += v / k  # (no step runs when n <= 1)
     t_pre, t_step = sum(pre.values()), sum(total.values())
     bound = next(iter(pre))
-    return Forecast(pre, total, t_pre, t_step, t_pre + steps * t_step, pre[bound], total[bound])
+    return Forecast(pre, total, t_pre, t_step, t_pre + steps * t_step, pre[bound], total[bound],
+                    pre[bound] + steps * total[bound])  # fmt: skip
 
 
 class Speculation(NamedTuple):
@@ -543,8 +546,7 @@ def speculate(req: Request, spec: Roofs, eng: EngineRoofs, draft_len: int, accep
 def request_bound(req: Request, roofs: Roofs, ep: EPNetwork | None = None) -> float:
     """The roofline bound of a whole request on these roofs, in seconds (no engine terms;
     under `ep`, its layout without dispatch and combine)."""
-    f = forecast(req, roofs, EngineRoofs((), 1.0, 0.0, 0.0, None), ep)
-    return f.bound_prefill_s + max(0, req.new_tokens - 1) * f.bound_decode_step_s
+    return forecast(req, roofs, EngineRoofs((), 1.0, 0.0, 0.0, None), ep).bound_s
 
 
 def engine_dtypes(precision: str, engine: str) -> DTypes:

@@ -1,9 +1,10 @@
 """Published measurements the course predicts, each with its source, table or section and date.
 
-Standard library only. Every value is a plain literal typed from the cited page (no
-data file is copied): a whole model's latencies measured with FasterTransformer, and
-single operators timed by an open serving simulator's GPU profiler. Lecture 11
-predicts each one from the ledgers and the hardware table and shows the gap.
+Standard library only. Every value is a plain literal typed from the cited page, but for
+one bulk source whose runs are a CSV beside this file (its columns as published): a whole
+model's latencies measured with FasterTransformer, serving engines' requests, and single
+operators timed by an open serving simulator's GPU profiler. Lecture 11 predicts each one
+from the ledgers and the hardware table and shows the gap.
 
 Times are seconds. Edit a value here and rerun lecture 11; every ratio and sentence
 moves with it.
@@ -11,7 +12,9 @@ moves with it.
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
+from pathlib import Path
 
 from common.tables import models, slips
 from common.tables.models import LLAMA_2_7B, LLAMA_3_8B, LLAMA_3_70B, MIXTRAL_8X7B, Model, what_if
@@ -516,6 +519,52 @@ SERVING_REQUESTS: tuple[Request, ...] = (
 #: Every published request lecture 11 predicts: the course's first sources, then the engines'.
 ALL_REQUESTS: tuple[Request, ...] = (*REQUESTS, *SERVING_REQUESTS)
 
+# --- A bulk check: TensorRT-LLM 0.9's own benchmark runs (TRTLLM_DLI_CSV) ----------------
+TRTLLM_DLI = (
+    "NVIDIA Deep Learning Institute's course data of TensorRT-LLM 0.9.0 benchmarks, dataset/"
+    "trt_llm_0_9_0_dli.csv as carried by wbing520/ai-performance-engineering code/ch11_inference/"
+    "inference_gpu_cluster_sizing (commit 5a4d0c3): one timed run after one warm-up, fake "
+    "weights, XQA on and, on 2 to 8 GPUs, the custom all-reduce; column 'Latency (ms)', the "
+    "whole batch (its '1st Token Latency' + (output - 1) x its 'Token-to-token Latency'); "
+    "precision 'Mixed' as 16 bits (bf16's bytes and peak: its Llama-2-7B runs peak at 14.5 GB "
+    "of GPU memory, its FP8 ones at 8.3 GB); its rows of Llama-2 7B, 13B and 70B and Mistral "
+    "7B on A100-SXM4-80GB, H100 80GB HBM3 and H200 141GB HBM3 that timed; checked 2026-12-07"
+)
+MISTRAL_7B_CONFIG = (
+    "Hugging Face hub, mistralai/Mistral-7B-v0.1's config.json as its copy dfurman/Mistral-7B-"
+    "v0.1-fork holds it (commit 531f415): num_hidden_layers 32, hidden_size 4096, "
+    "num_attention_heads 32, num_key_value_heads 8, intermediate_size 14336, vocab_size 32000, "
+    "max_position_embeddings 32768, sliding_window 4096 (v0.2 has the same shapes); checked "
+    "2026-12-07"
+)
+MISTRAL_7B = Model(
+    "Mistral-7B", "mistral-7b", 32, 4096, 32, 8, 128, 14336, True, 32000, False, 32768,
+    MISTRAL_7B_CONFIG, sliding_window=4096, sliding_layers=32)  # fmt: skip
+TRTLLM_DLI_CSV = Path(__file__).with_name("trtllm_0_9_dli.csv")  # the source's rows, verbatim
+DLI_MODELS = {"LLaMA v2 7B": LLAMA_2_7B, "LLaMA v2 13B": LLAMA_2_13B,
+              "LLaMA v2 70B": LLAMA_2_70B, "Mistral 7B": MISTRAL_7B}  # fmt: skip
+DLI_GPUS = {"A100-SXM4-80GB": "a100-80gb", "H100 80GB HBM3": "h100", "H200 141GB HBM3": "h200"}
+
+
+def dli_requests(path: Path = TRTLLM_DLI_CSV) -> tuple[Request, ...]:
+    """TRTLLM_DLI's runs, class trtllm, but those past the model's window: prompt + output - 1
+    positions over max_context (Llama-2's 128 + 4,096), which common.predict refuses."""
+    runs = []
+    with open(path, newline="", encoding="utf-8") as f:
+        for line, row in enumerate(csv.DictReader(f), start=2):
+            try:
+                model, tokens = DLI_MODELS[row["Model"]], row["Input/Output Lengths"]
+                p, n = map(int, tokens.split(","))
+                run = (model, DLI_GPUS[row["GPU"]], int(row["Tensor Model Parallel Size"]),
+                       int(row["Batch Size"]), p, n, float(row["Latency (ms)"]) * MS)  # fmt: skip
+            except (KeyError, ValueError, TypeError) as exc:  # an unknown name, a bad number
+                said = f"unknown {exc}" if isinstance(exc, KeyError) else exc
+                raise slips.SlipError(f"{slips.shown(str(path))} line {line}: {said}") from None
+            if p + n - 1 <= model.max_context:
+                runs.append(_request(*run, "TensorRT-LLM 0.9, NVIDIA DLI", TRTLLM_DLI, "trtllm",
+                                     "fp8" if row["Precision"] == "FP8" else "bf16"))  # fmt: skip
+    return tuple(runs)
+
 
 # --- Expert-parallel dispatch and combine (DeepEP), the network roofs of a mixture's layers ---
 US = 1e-6
@@ -675,6 +724,7 @@ def sources() -> list[str]:
         *(r.measured for r in ALL_REQUESTS),
     ]
     configs = [GPT_20B.config_source, LLAMA_2_70B.config_source, LLAMA_2_13B.config_source]
+    configs += [TRTLLM_DLI, MISTRAL_7B_CONFIG]  # lecture 11's bulk check (dli_requests)
     return list(dict.fromkeys([*(m.source for m in records), VIDUR_ALLREDUCE_DGX, *configs]))
 
 

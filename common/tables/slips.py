@@ -88,23 +88,24 @@ def check_table_source(source: str, path: str, *classes: type) -> None:
         noun, fields = kind.__name__.lower(), {f.name: f for f in dataclasses.fields(kind)}
         required = {n for n, f in fields.items() if f.default is f.default_factory is MISSING}
         required |= {"key"} & set(fields)  # a record needs its key, though Chip defaults it
-        kw = {k.arg: k for k in node.keywords if k.arg is not None}
+        kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
         if node.args and not kw:
             continue  # given by position: Python itself names a missing one
-        label, key = (_constant(kw[k].value) if k in kw else None for k in ("name", "key"))
+        given = {**dict(zip(fields, node.args, strict=False)), **kw}  # by position, then by name
+        label, key = (_constant(given[k]) if k in given else None for k in ("name", "key"))
         rec = f"{noun} {key or label or '?'!s}" + (f" ({label})" if key and label else "")
         for name, k in kw.items():
             if name not in fields:
                 close = difflib.get_close_matches(name, list(fields), n=1)
                 hint = f" (did you mean {close[0]}?)" if close else ""
-                raise SlipError(f"{where} line {k.value.lineno}: {rec} has no field {name}{hint}")
-        if missing := sorted(required - set(kw)):
+                raise SlipError(f"{where} line {k.lineno}: {rec} has no field {name}{hint}")
+        if missing := sorted(required - set(given)):
             raise SlipError(f"{where} line {node.lineno}: {rec} is missing its field {missing[0]}")
         if isinstance(key, str) and not key.strip():
-            line = kw["key"].value.lineno
+            line = given["key"].lineno
             raise SlipError(f"{where} line {line}: {rec} has an empty key; give it a name")
-        if (table := kw.get("peak_flops_table")) is not None and isinstance(table.value, ast.Dict):
-            found = [(_constant(k), k.lineno) for k in table.value.keys if k is not None]
+        if isinstance(table := kw.get("peak_flops_table"), ast.Dict):
+            found = [(_constant(k), k.lineno) for k in table.keys if k is not None]
             _duplicates(found, f"{rec} peak", where, DICT_FIX)
         keys.setdefault(noun, []).append((key, node.lineno))
     for noun, found in keys.items():

@@ -67,7 +67,8 @@ def foreign_imports(lecture: Path) -> list[str]:
 def pack_course(lectures: Sequence[Path], target: Path) -> tuple[str, list[str]]:
     """Zip the course, `lectures` and the chart adapter into `target`; (its digest, its names)."""
     words = REPO / "lectures" / "words"
-    files = [*COURSE.rglob("*.py"), *words.rglob("*.py"), *(REPO / "lectures").glob("_*.py")]
+    files = [*COURSE.rglob("*.py"), *COURSE.rglob("*.csv"), *words.rglob("*.py")]
+    files += [*(REPO / "lectures").glob("_*.py")]
     files += [*lectures, CHART_ADAPTER]
     entries = sorted((f.relative_to(REPO).as_posix(), f) for f in files)  # .py: no __pycache__
     target.parent.mkdir(parents=True, exist_ok=True)

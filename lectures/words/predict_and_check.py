@@ -331,6 +331,7 @@ class RequestRow(NamedTuple):  # one published request: measured, spec bound, fo
     engine_class: str = "trtllm"  # the forecast's --engine
     batch: int = 1
     prompt: int = 0
+    precision: str = "bf16"
 
 
 WITHIN = 0.20  # "within 20%"
@@ -387,6 +388,7 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
         ("batch", lambda r: min(r.batch, 2), lambda g: "batch 1" if g == 1 else "batch 2 or more"),
         ("prompt", lambda r: r.prompt > SHORT,
          lambda g: f"prompt {'over' if g else 'up to'} {SHORT:,}"),
+        ("precision", lambda r: r.precision, str),
     ):  # fmt: skip
         groups = sorted({key(r) for r, _ in checked if key(r) != ""})
         shown = [
@@ -398,6 +400,21 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
             said = f"By {what}, the validation cases' median absolute error (cases): "
             items.append(said + f"{'; '.join(shown)}.")
     return Observations(items)
+
+
+def bulk_table(rows: Sequence[RequestRow]) -> Table:
+    """The forecast's errors by chip and precision: cases, median signed and absolute error,
+    and how many fall within 20%."""
+    body = []
+    for chip, precision in sorted({(r.chip, r.precision) for r in rows}):
+        errs = [_err(r, r.forecast) for r in rows if (r.chip, r.precision) == (chip, precision)]
+        within = n_of_m(sum(abs(e) <= WITHIN for e in errs), len(errs))
+        body.append((chip, precision, f"{len(errs):,}", f"{statistics.median(errs):+.1%}",
+                     _pct(statistics.median(abs(e) for e in errs)), within))  # fmt: skip
+    headers = ("chip", "precision", "runs", "median error", "median |error|",
+               f"within {fmt_pct(WITHIN)}")  # fmt: skip
+    note = "error = forecast / measured - 1 (negative: predicted too fast)"
+    return Table(headers, body, title="TensorRT-LLM 0.9's runs by chip and precision", note=note)
 
 
 def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: int | None) -> str:

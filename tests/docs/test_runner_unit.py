@@ -171,7 +171,8 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
         [*(f"lectures/{s}.py" for s in stems), "lectures/_course.py"]
     )
     assert "docs/_static/runner/live.py" in names  # the chart adapter the harness loads
-    assert not any("__pycache__" in n or not n.endswith(".py") for n in names)
+    assert not any("__pycache__" in n or not n.endswith((".py", ".csv")) for n in names)
+    assert "common/tables/trtllm_0_9_dli.csv" in names  # lecture 11's bulk check reads it
     with zipfile.ZipFile(tmp_path / "a") as archive:
         assert archive.read("common/hw_specs.py") == (REPO / "common" / "hw_specs.py").read_bytes()
 

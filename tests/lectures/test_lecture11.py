@@ -208,6 +208,8 @@ def test_a_chip_without_a_link_leaves_out_only_its_multi_gpu_cases(key: str) -> 
     with patched_hardware(dict(SHIPPED, **{key: unlinked(SHIPPED[key])})):
         text = run_here(LECTURE)
     gone = [[r.label for r in pub.ALL_REQUESTS if r.chip == key and r.gpus > 1]]  # section 6
+    if bulk := sum(r.chip == key and r.gpus > 1 for r in pub.dli_requests()):  # section 7
+        gone.append([f"{bulk:,} of its runs on 2 to 8 GPUs"])
     if key == "a100":  # the blog's two 2-GPU runs (section 2) need the A100's link too
         gone.insert(0, ["prefill, 2 GPUs", "decode, 2 GPUs"])
         assert "none in the table" in text.split("A100 80GB")[0]  # its roofs table

@@ -234,6 +234,8 @@ def test_requests_table_and_words_by_hand() -> None:
     # SHORT = 512 tokens: 512 is up to it, 513 over
     ([{"prompt": 512}, {"prompt": 513}],
      ["By prompt", "prompt over 512 20.0% (1)", "prompt up to 512 10.0% (1)"]),
+    ([{"precision": "bf16"}, {"precision": "fp8"}, {"precision": "fp8"}],
+     ["By precision", "bf16 10.0% (1)", "fp8 30.0% (2)"]),
 ])  # fmt: skip
 def test_requests_grouped_by_batch_and_prompt(by: list[dict], fragments: list[str]) -> None:
     forecasts = (0.9, 1.2, 0.6)
@@ -243,6 +245,20 @@ def test_requests_grouped_by_batch_and_prompt(by: list[dict], fragments: list[st
     ]
     said = [i for i in page.requests_observations(rows).items if fragments[0] in i]
     assert said and all(f in said[0] for f in fragments[1:]), said
+
+
+def test_bulk_table_by_hand() -> None:
+    # h100 bf16: -10%, +30%, -5% (median -5%, |e| median 10%, 2 within 20%); a100 fp8: +10%
+    runs = [(1.0, 0.9, "h100", "bf16"), (1.0, 1.3, "h100", "bf16"), (2.0, 1.9, "h100", "bf16"),
+            (1.0, 1.1, "a100", "fp8")]  # fmt: skip
+    rows = [page.RequestRow("r", "eng", 1, m, 0.5, f, "validation", chip, precision=p)
+            for m, f, chip, p in runs]  # fmt: skip
+    t = page.bulk_table(rows)
+    assert [list(r) for r in t.rows] == [
+        ["a100", "fp8", "1", "+10.0%", "10.0%", "the one"],
+        ["h100", "bf16", "3", "-5.0%", "10.0%", "2 of the 3"],
+    ]
+    assert t.headers[-1] == "within 20%"
 
 
 def test_roofs_table_rows_shares_and_sources() -> None:

@@ -239,3 +239,32 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     shape = fields(pub.LLAMA_2_13B, "n_layers d_model n_kv_heads d_ff vocab_size")
     assert shape == (40, 5120, 40, 13824, 32000)
     assert (*pub.REQUESTS, *pub.SERVING_REQUESTS) == pub.ALL_REQUESTS
+
+
+def test_trtllm_bulk_runs_read_as_the_csv_lists_them(tmp_path) -> None:
+    import csv
+
+    from common.tables import slips
+
+    pub = fresh_table()
+    with open(pub.TRTLLM_DLI_CSV, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    # Llama-2's 128 + 4,096 runs need 4,223 positions, past its 4,096: left out; Mistral's
+    # 32,768-token window holds every run
+    past = [r for r in rows if "LLaMA" in r["Model"] and r["Input/Output Lengths"] == "128,4096"]
+    runs = pub.dli_requests()
+    assert len(rows) == 913 and len(runs) == 913 - len(past) and past
+    # the first row: 'LLaMA v2 7B,H100 80GB HBM3,FP8,1,1,"128,128",526.76'; the second 'Mixed'
+    first = fields(runs[0], "chip precision gpus batch prompt new_tokens engine_class")
+    assert first == ("h100", "fp8", 1, 1, 128, 128, "trtllm") and runs[1].precision == "bf16"
+    assert runs[0].model.key == "llama-2-7b" and runs[0].measured.seconds == pytest.approx(0.52676)
+    # Mistral-7B: 32 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + 2 x 4096) + 2 x
+    # 32000 x 4096 + 4096 = 7,241,732,096 parameters
+    assert parameter_count(pub.MISTRAL_7B) == 7_241_732_096
+    bad = tmp_path / "runs.csv"  # a slip in the file: one line naming it and the row
+    bad.write_text(pub.TRTLLM_DLI_CSV.read_text().replace("526.76", "fast", 1))
+    with pytest.raises(slips.SlipError, match=r"runs\.csv line 2: could not convert string to"):
+        pub.dli_requests(bad)
+    bad.write_text(pub.TRTLLM_DLI_CSV.read_text().replace("LLaMA v2 7B", "LLaMA v9", 1))
+    with pytest.raises(slips.SlipError, match=r"runs\.csv line 2: unknown 'LLaMA v9'$"):
+        pub.dli_requests(bad)

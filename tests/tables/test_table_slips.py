@@ -229,6 +229,15 @@ def check(source: str) -> None:
     slips.check_table_source(source, "/x/common/hw_specs.py", hw_specs.Chip)
 
 
+def test_a_record_given_by_position_then_by_name() -> None:
+    from common.tables.models import Model
+
+    model = 'M = Model("M", "m", 2, 8, 2, 2, 4, 16, True, 32, False, 64, "src", sliding_window=8)'
+    slips.check_table_source(model, "/x/common/tables/models.py", Model)  # as MISTRAL_7B is
+    with pytest.raises(ValueError, match=r"line 1: model m \(M\) is missing its field config_s"):
+        slips.check_table_source(model.replace(', "src"', ""), "/x/common/tables/models.py", Model)
+
+
 def test_small_tables_a_table_by_name_a_chip_without_key_or_name_and_a_dict_key_twice(
     tmp_path: Path,
 ) -> None:
