@@ -156,13 +156,8 @@ def fixed_cost_per_block(
     return time_per_call(kernel, budget_s, clock=clock).seconds / (rows * rows)
 
 
-def best_times(
-    kernels: Mapping[str, Callable[[], object]],
-    budget_s: float,
-    rounds: int = 2,
-    warmup: int = 1,
-    clock: Clock = time.perf_counter,
-) -> dict[str, float]:
+def best_times(kernels: Mapping[str, Callable[[], object]], budget_s: float, rounds: int = 2,
+               warmup: int = 1, clock: Clock = time.perf_counter) -> dict[str, float]:  # fmt: skip
     """Fastest seconds per call of each kernel, timed in alternating rounds."""
     best = {name: math.inf for name in kernels}
     share = max(0.0, budget_s) / max(1, rounds * len(kernels))

@@ -112,14 +112,8 @@ def stream_bytes(llc_bytes: int | None, budget: Budget, matmul_bytes: int = 0) -
     return max(3 * FP32 * 1024, min(want, cap) // (3 * FP32) * (3 * FP32))
 
 
-def attention_seq(
-    llc_bytes: int | None,
-    cap_bytes: int,
-    peak: float,
-    beta: float,
-    head_dim: int = 128,
-    call_cap_s: float = CALL_CAP_S,
-) -> int:
+def attention_seq(llc_bytes: int | None, cap_bytes: int, peak: float, beta: float,
+                  head_dim: int = 128, call_cap_s: float = CALL_CAP_S) -> int:  # fmt: skip
     """N (a multiple of SEQ_STEP) with S = 4 N^2 >= 2 LLC, shrunk to fit cap_bytes and a call
     bound max(4 N^2 d_h / P, 10 x 4 N^2 / beta) within call_cap_s seconds."""
     n = attention_seq_len(llc_or_fallback(llc_bytes))  # S >= 2 LLC, as lecture 01 sizes it
@@ -133,13 +127,8 @@ def attention_seq(
     return n
 
 
-def gemm_width(
-    llc_bytes: int | None,
-    cap_bytes: int,
-    peak: float,
-    rows: int = 512,
-    call_cap_s: float = CALL_CAP_S,
-) -> int:
+def gemm_width(llc_bytes: int | None, cap_bytes: int, peak: float, rows: int = 512,
+               call_cap_s: float = CALL_CAP_S) -> int:  # fmt: skip
     """K = N: HIDDEN, doubled while 4 K^2 < 2 LLC, 4 (K^2 + 2 rows K) <= cap_bytes and
     2 rows K^2 / P <= call_cap_s; halved (to 1024 at least) while it exceeds cap_bytes."""
 

@@ -54,14 +54,9 @@ def measure_call_costs(
     return hierarchy.call_costs(one.seconds, below, above)
 
 
-def run_sweep(
-    arrays: StreamArrays,
-    lengths: Sequence[int],
-    budget_s: float,
-    passes: int = 2,
-    on_point: Callable[[int, int, int], None] | None = None,
-    clock: Clock = time.perf_counter,
-) -> list[dict[str, Any]]:
+def run_sweep(arrays: StreamArrays, lengths: Sequence[int], budget_s: float, passes: int = 2,
+              on_point: Callable[[int, int, int], None] | None = None,
+              clock: Clock = time.perf_counter) -> list[dict[str, Any]]:  # fmt: skip
     """Time z = x + y at each length within a total time budget; one record per size."""
     order = [n for p in range(passes) for n in (lengths if p % 2 == 0 else lengths[::-1])]
     per_point = budget_s / max(1, len(order))  # up, down, up, ...

@@ -87,11 +87,8 @@ def _time_square_matmul(n: int) -> float:
     return best_time(partial(np.matmul, a, a, out=c), repeat=2, warmup=0)
 
 
-def matmul_size_for(
-    call_s: float,
-    max_bytes: int | None = None,
-    time_call: Callable[[int], float] = _time_square_matmul,
-) -> int:
+def matmul_size_for(call_s: float, max_bytes: int | None = None,
+                    time_call: Callable[[int], float] = _time_square_matmul) -> int:  # fmt: skip
     """First size in MATMUL_SIZES whose fp32 n x n matmul takes >= call_s (timed upwards)."""
     chosen = MATMUL_SIZES[0]
     for n in MATMUL_SIZES:
@@ -118,13 +115,8 @@ def _matmul_summary(durations: list[float], n: int, threads: int | None) -> dict
     return dict(flops_per_s=2.0 * n**3 / t, n=n, seconds=t, threads=threads, samples=len(durations))
 
 
-def measure_matmul(
-    n: int,
-    repeat: int = 3,
-    budget_s: float = 0.0,
-    threads: int | None = None,
-    clock: Clock = time.perf_counter,
-) -> dict[str, Any]:
+def measure_matmul(n: int, repeat: int = 3, budget_s: float = 0.0, threads: int | None = None,
+                   clock: Clock = time.perf_counter) -> dict[str, Any]:  # fmt: skip
     """Square fp32 matmul C = A @ B of size n: FLOP/s = 2 n^3 / t."""
     import numpy as np
 
@@ -184,13 +176,8 @@ class RoofRun:
     """Both roofs, the best of every call: ``time_op`` interleaves one call of each roof
     kernel per round with its operation's (``also``: an operation that is a roof's kernel)."""
 
-    def __init__(
-        self,
-        kernels: Kernels,
-        quick: bool,
-        clock: Clock = time.perf_counter,
-        seconds: float = math.inf,
-    ) -> None:
+    def __init__(self, kernels: Kernels, quick: bool, clock: Clock = time.perf_counter,
+                 seconds: float = math.inf) -> None:  # fmt: skip
         self.kernels, self.quick, self.clock = kernels, quick, clock
         # past this moment an operation gets its minimum calls only (a slow, busy machine)
         self.deadline = clock() + budget.OPS_DEADLINE_SHARE * seconds

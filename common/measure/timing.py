@@ -60,13 +60,9 @@ def calls_per_batch(
         calls *= 2
 
 
-def time_per_call(
-    fn: Callable[[], object],
-    budget_s: float,
-    min_batch_s: float = MIN_BATCH_S,
-    min_batches: int = 3,
-    clock: Clock = time.perf_counter,
-) -> CallTiming:
+def time_per_call(fn: Callable[[], object], budget_s: float, min_batch_s: float = MIN_BATCH_S,
+                  min_batches: int = 3,
+                  clock: Clock = time.perf_counter) -> CallTiming:  # fmt: skip
     """Fastest mean time per call over batches of k calls, k grown until a batch >= min_batch_s."""
     fn()  # warm-up: caches filled, code paths resolved
     start = clock()
