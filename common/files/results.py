@@ -158,13 +158,9 @@ LOCK_POLL_S = 0.05
 
 
 @contextlib.contextmanager
-def locked_folder(
-    folder: Path,
-    notice_s: float = LOCK_NOTICE_S,
-    timeout_s: float = LOCK_TIMEOUT_S,
-    clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
-) -> Iterator[None]:
+def locked_folder(folder: Path, notice_s: float = LOCK_NOTICE_S, timeout_s: float = LOCK_TIMEOUT_S,
+                  clock: Callable[[], float] = time.monotonic,
+                  sleep: Callable[[float], None] = time.sleep) -> Iterator[None]:  # fmt: skip
     """Hold an exclusive lock on `folder` (flock on its descriptor; no lock file is left)."""
     try:
         import fcntl
@@ -215,13 +211,8 @@ def _keep_aside(path: Path) -> Path:
     return backup
 
 
-def save_section(
-    section: str,
-    payload: dict[str, Any],
-    path: str | os.PathLike[str] | None = None,
-    *,
-    this_machine: dict[str, Any] | None = None,
-) -> Path:
+def save_section(section: str, payload: dict[str, Any], path: str | os.PathLike[str] | None = None,
+                 *, this_machine: dict[str, Any] | None = None) -> Path:  # fmt: skip
     """Store `payload` under `section`, keeping the other sections, atomic and locked, through
     a symlink; an unusable old file is kept under a backup name, said on stdout."""
     target = resolve(path)

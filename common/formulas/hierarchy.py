@@ -267,13 +267,8 @@ def closest_roof(
     return name, flops_per_s / value
 
 
-def roof_verdict(
-    intensity: float,
-    flops_per_s: float,
-    level: str,
-    roofs: Sequence[tuple[str, float]],
-    peak: float,
-) -> dict[str, Any]:
+def roof_verdict(intensity: float, flops_per_s: float, level: str,
+                 roofs: Sequence[tuple[str, float]], peak: float) -> dict[str, Any]:  # fmt: skip
     """The roof a point sits closest to and the one predicted for `level`, each with
     measured / roof (the predicted pair None when `level` has no roof)."""
     closest, fraction = closest_roof(intensity, flops_per_s, roofs, peak)

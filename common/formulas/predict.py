@@ -366,13 +366,8 @@ def ep_pass(ledger_at: Callable[[int], PassLedger], batch: int, ep: int) -> Pass
     return dataclasses.replace(local, layer=mix(local.layer, whole.layer), variants=variants)
 
 
-def _laid_out(
-    at: Callable[[int], PassLedger],
-    req: Request,
-    spec: Roofs,
-    eng: EngineRoofs,
-    ep: EPNetwork | None,
-) -> dict[str, float]:
+def _laid_out(at: Callable[[int], PassLedger], req: Request, spec: Roofs, eng: EngineRoofs,
+              ep: EPNetwork | None) -> dict[str, float]:  # fmt: skip
     """forecast_terms of a request's pass as it is laid out: the whole pass over its g
     tensor-parallel GPUs, or under `ep` the busiest GPU's ``ep_pass`` on one."""
     if ep is None:

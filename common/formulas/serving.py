@@ -95,14 +95,9 @@ def tokens_per_s_per_gpu(tokens: float, seconds: float, gpus: int) -> float:
 
 
 # --- Serving a fleet (lecture 14): continuous batching, disaggregation, cost -
-def mixed_step_ledger(
-    model: Model,
-    chunk: int,
-    chunk_context: int,
-    decode_batch: int,
-    decode_context: int,
-    dtypes: DTypes | None = None,
-) -> llm.PassLedger:
+def mixed_step_ledger(model: Model, chunk: int, chunk_context: int, decode_batch: int,
+                      decode_context: int,
+                      dtypes: DTypes | None = None) -> llm.PassLedger:  # fmt: skip
     """One continuous-batching step: a prefill chunk of c tokens (cache at S_c) beside m
     decode tokens (caches at S_d), weights read once, c + m at most the window."""
     dt = dtypes or DTypes()

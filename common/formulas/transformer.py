@@ -565,14 +565,9 @@ def activation_bytes_per_token(model: Model, act_bytes: float = 2) -> float:
     return ACT_VECTORS_PER_TOKEN * model.d_model * act_bytes
 
 
-def model_memory_ledger(
-    model: Model,
-    batch: int,
-    context: int,
-    dtypes: DTypes | None = None,
-    overhead_rate: float = LLM_OVERHEAD_RATE,
-    phase: str = "decode",
-) -> ledger.MemoryLedger:
+def model_memory_ledger(model: Model, batch: int, context: int, dtypes: DTypes | None = None,
+                        overhead_rate: float = LLM_OVERHEAD_RATE,
+                        phase: str = "decode") -> ledger.MemoryLedger:  # fmt: skip
     """N b_w + B kv_cache_elements(S) b_kv + T a + rho x (sum), in bytes; T = B in decode,
     B S in prefill (2 B S L Hkv dh b_kv without windows or a latent cache)."""
     dt = dtypes or DTypes()
