@@ -125,13 +125,9 @@ def place_labels(ax: Any, points: Sequence[tuple[float, float]], texts: Sequence
 
 # --- (a) The local roofline with lecture 01's measured operations ------------
 @style.figure
-def local_roofline_figure(
-    path: str | os.PathLike[str],
-    peak: float,
-    bandwidth: float,
-    points: Sequence[MeasuredPoint],
-    title: str = "This machine's roofline",
-) -> str:
+def local_roofline_figure(path: str | os.PathLike[str], peak: float, bandwidth: float,
+                          points: Sequence[MeasuredPoint],
+                          title: str = "This machine's roofline") -> str:  # fmt: skip
     """Roof min(P, I beta) and numbered measured points coloured by predicted bound."""
     ridge = ridge_point(peak, bandwidth)
     giga = 1e9  # the y axis is in GFLOP/s
@@ -188,12 +184,9 @@ def local_roofline_figure(
 
 # --- (b) Latency and throughput against batch size ---------------------------
 @style.figure
-def batch_sweep_figure(
-    path: str | os.PathLike[str],
-    rows: Sequence[dict[str, Any]],
-    crossing: tuple[int | None, int] | None,
-    title: str = "Batch sweep",
-) -> str:
+def batch_sweep_figure(path: str | os.PathLike[str], rows: Sequence[dict[str, Any]],
+                       crossing: tuple[int | None, int] | None,
+                       title: str = "Batch sweep") -> str:  # fmt: skip
     """Measured latency and throughput against B, roofline prediction, ridge crossing, anomalies."""
     bs = [int(r["B"]) for r in rows]
     latency_ms = [1e3 * float(r["latency_s"]) for r in rows]
@@ -285,12 +278,8 @@ def memory_ledger_figure(path: str | os.PathLike[str], spec: ledger.ModelSpec,
 
 # --- (d) What doubling compute or bandwidth buys, against I / I* -------------
 @style.figure
-def speedup_figure(
-    path: str | os.PathLike[str],
-    lo: float = 0.05,
-    hi: float = 20.0,
-    title: str = "2x compute or 2x bandwidth?",
-) -> str:
+def speedup_figure(path: str | os.PathLike[str], lo: float = 0.05, hi: float = 20.0,
+                   title: str = "2x compute or 2x bandwidth?") -> str:  # fmt: skip
     """Speedups from 2x compute and 2x bandwidth as functions of I / I*."""
     ratios = style.log_range(lo, hi, 300)
     gains = [speedup_2x_at_ratio(r) for r in ratios]

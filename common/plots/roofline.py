@@ -82,13 +82,8 @@ def _frame(ax: Any, lo: float, hi: float, curves: Sequence[Curve], rates: Sequen
 
 
 @style.figure
-def roofline_figure(
-    path: str | os.PathLike[str],
-    curves: Sequence[Curve],
-    points: Sequence[Point],
-    title: str = "Roofline",
-    placed_on: int | None = None,
-) -> str:
+def roofline_figure(path: str | os.PathLike[str], curves: Sequence[Curve], points: Sequence[Point],
+                    title: str = "Roofline", placed_on: int | None = None) -> str:  # fmt: skip
     """Rooflines min(P, I beta) for each (label, P, beta) and named points (label, I, FLOP/s)."""
     fig, ax = new_figure(height=4.8)
     lo, hi = x_range(curves, points)
@@ -208,13 +203,9 @@ def roofline_series_figure(
     return style.save_figure(fig, path)
 
 
-def save_roofline_png(
-    path: str,
-    curves: Sequence[Curve],
-    points: Sequence[Point],
-    title: str = "Roofline",
-    placed_on: int | None = None,
-) -> PngResult:
+def save_roofline_png(path: str, curves: Sequence[Curve], points: Sequence[Point],
+                      title: str = "Roofline",
+                      placed_on: int | None = None) -> PngResult:  # fmt: skip
     """Draw rooflines (label, peak, bw) and named points (label, I, FLOP/s) to a PNG at `path`."""
     for label, peak, bw in curves:
         positive(peak, f"{label} peak FLOP/s")

@@ -74,13 +74,8 @@ def decode_throughput_figure(
 
 
 @style.figure
-def memory_ledger_figure(
-    path: str | os.PathLike[str],
-    ledgers: Sequence[tuple[int, MemoryLedger]],
-    capacity: float,
-    wall: int,
-    title: str,
-) -> str:
+def memory_ledger_figure(path: str | os.PathLike[str], ledgers: Sequence[tuple[int, MemoryLedger]],
+                         capacity: float, wall: int, title: str) -> str:  # fmt: skip
     """The four ledger terms stacked against batch (GB), the chip's capacity and the wall."""
     if not ledgers:
         raise ValueError("need at least one batch to draw")
@@ -106,13 +101,10 @@ def memory_ledger_figure(
 
 
 @style.figure
-def moe_throughput_figure(
-    path: str | os.PathLike[str],
-    curves: dict[str, Sequence[tuple[int, float]]],
-    knees: tuple[int | None, int | None],
-    batch: int,
-    title: str,
-) -> str:
+def moe_throughput_figure(path: str | os.PathLike[str],
+                          curves: dict[str, Sequence[tuple[int, float]]],
+                          knees: tuple[int | None, int | None], batch: int,
+                          title: str) -> str:  # fmt: skip
     """Tokens/s per GPU against batch (log-log), critical and chosen batches marked; PNG path."""
     from common.plots.article import log_ticks
 
