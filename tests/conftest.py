@@ -70,13 +70,9 @@ def conf_value(name: str) -> object:
 def selected(request: pytest.FixtureRequest, test: str, param: str, same: Any = None) -> list:
     """The `param` of every collected (and selected) case of `test` in the requesting module
     (and class `same`, when given): what a fixture that runs every case at once must run."""
-    return [
-        item.callspec.params[param]
-        for item in request.session.items
-        if getattr(item, "originalname", "") == test
-        and item.module is request.module
-        and (same is None or item.cls is same)
-    ]
+    return [item.callspec.params[param] for item in request.session.items
+            if getattr(item, "originalname", "") == test and item.module is request.module
+            and (same is None or item.cls is same)]  # fmt: skip
 
 
 # A lecture run in this process (runpy) finds its first line, ``import _course``, as a

@@ -27,11 +27,8 @@ FACTORS = st.floats(min_value=0.01, max_value=100.0, allow_nan=False, allow_infi
 FACTORS = FACTORS | st.sampled_from([0.01, 100.0])  # the ends of the range, drawn often
 SHIPPED: dict[str, Chip] = dict(hw_specs.CHIPS)
 # the module attribute that holds each shipped chip (A100 -> "a100"), found, not typed
-ATTRIBUTE = {
-    chip.key: name
-    for name, chip in vars(hw_specs).items()
-    if isinstance(chip, Chip) and chip.key in SHIPPED
-}
+ATTRIBUTE = {chip.key: name for name, chip in vars(hw_specs).items()
+             if isinstance(chip, Chip) and chip.key in SHIPPED}  # fmt: skip
 
 
 def _scaled(fig: Figure | None, factor: float) -> Figure | None:

@@ -19,12 +19,8 @@ from common.plots.roofline import roofline_figure
 from common.present.display import figure
 from common.shell import sink
 
-COURSE = sorted(
-    p
-    for d in ("common", "lectures")
-    for p in (REPO / d).rglob("*.py")
-    if "__pycache__" not in p.parts
-)
+COURSE = sorted(p for d in ("common", "lectures") for p in (REPO / d).rglob("*.py")
+                if "__pycache__" not in p.parts)  # fmt: skip
 #: What only the panel's harness is called: its files, its environment, its runtime.
 PANEL_WORDS = re.compile(
     r"run[- ]it[- ]here|run panel|ROOFLINE_PANEL_|panel_draws|present\.live|\blive\.\w|"

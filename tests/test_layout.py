@@ -55,11 +55,9 @@ def imported(name: str) -> set[str]:
 
 def common_imports(name: str) -> set[str]:
     """The modules of `common` that `name` imports (packages without code left out)."""
-    return {
-        m
-        for m in imported(name)
-        if m in MODULES and m != name and MODULES[m].read_text(encoding="utf-8").count("import")
-    }
+    return {m for m in imported(name)
+            if m in MODULES and m != name
+            and MODULES[m].read_text(encoding="utf-8").count("import")}  # fmt: skip
 
 
 def in_layer(name: str, packages: tuple[str, ...]) -> bool:

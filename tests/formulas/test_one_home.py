@@ -44,11 +44,8 @@ def _divides_by(node: ast.AST, test: object) -> bool:
 
 
 def _times(node: ast.AST, test: object) -> bool:
-    return (
-        isinstance(node, ast.BinOp)
-        and isinstance(node.op, ast.Mult)
-        and (test(node.left) or test(node.right))
-    )
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+            and (test(node.left) or test(node.right)))  # fmt: skip
 
 
 def copies(tree: ast.AST) -> list[tuple[int, str]]:
@@ -81,12 +78,8 @@ def test_the_scan_finds_each_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [line for line, _ in copies(ast.parse(source))] == [1, 2, 3]
     # No module of common/ or lectures/ writes the ridge, the roof or the bound itself.
     modules = sorted((ROOT / "common").rglob("*.py")) + sorted((ROOT / "lectures").rglob("*.py"))
-    found = [
-        f"{path.relative_to(ROOT)}:{line}: {what}"
-        for path in modules
-        if path not in SKIP
-        for line, what in copies(ast.parse(path.read_text(encoding="utf-8")))
-    ]
+    found = [f"{path.relative_to(ROOT)}:{line}: {what}" for path in modules if path not in SKIP
+             for line, what in copies(ast.parse(path.read_text(encoding="utf-8")))]  # fmt: skip
     assert not found, "call common.formulas.roofline instead:\n" + "\n".join(found)
     # Chip.ridge_point, below formulas (tests/test_layout.py), is P / beta by hand for every
     # chip and precision: tests/tables/test_hw_specs.py

@@ -147,11 +147,8 @@ def test_table_output_names_each_term(capsys, tmp_path) -> None:
     assert (llama.n_layers, llama.d_model, llama.n_heads, llama.n_kv_heads) == (1, 64, 4, 2)
     assert (llama.d_head, llama.d_ff, llama.vocab_size, llama.max_context) == (16, 128, 100, 64)
     assert llama.gated_mlp and not llama.tied_embeddings
-    lean = {
-        k: v
-        for k, v in LLAMA.items()
-        if k not in ("num_key_value_heads", "max_position_embeddings")
-    }
+    lean = {k: v for k, v in LLAMA.items()
+            if k not in ("num_key_value_heads", "max_position_embeddings")}  # fmt: skip
     mha = cmd.model_from_config(
         {**lean, "head_dim": 32, "tie_word_embeddings": True, "max_position_embeddings": 9}
     )
@@ -165,28 +162,24 @@ def test_table_output_names_each_term(capsys, tmp_path) -> None:
     assert (sized.d_ff, sized.max_context, sized.name) == (100, 32, "x")  # the file's stem
 
 
-@pytest.mark.parametrize(
-    ("config", "words"),
-    [
-        ({"model_type": "falcon", "hidden_size": 8}, "unsupported model_type 'falcon'"),
-        ({**LLAMA, "model_type": "mixtral"}, "lacks 'num_local_experts' (mixtral family)"),
-        ({**LLAMA, "num_key_value_heads": 0}, "'num_key_value_heads' must be a positive integer"),
-        ({**LLAMA, "head_dim": 0}, "'head_dim' must be a positive integer"),
-        ({**GPT2, "n_inner": 0}, "'n_inner' must be a positive integer"),
-        ({**LLAMA, "num_hidden_layers": 10**300}, "'num_hidden_layers' must be a positive integer"),
-        ({**LLAMA, "num_key_value_heads": 3}, "'num_attention_heads' (4) must be a multiple of"),
-        ({**LLAMA, "max_position_embeddings": None}, "lacks 'max_position_embeddings' (llama"),
-        ({"model_type": "gemma3", "hidden_size": 8}, "lacks 'text_config' (gemma3 family)"),
-        ({"model_type": "qwen3_vl", "text_config": {"model_type": "vl_text"}}, "'vl_text' in"),
-        ({**LLAMA, "layer_types": ["linear_attention"]}, "'layer_types' must list ("),
-        ({"model_type": "llama", "hidden_size": 64}, "lacks 'num_hidden_layers'"),
-        ({**GPT2, "n_embd": 64.0}, "'n_embd' must be a positive integer"),
-        ({**GPT2, "n_head": True}, "'n_head' must be a positive integer"),
-        ({**LLAMA, "num_attention_heads": 5}, "not a multiple of 5 heads"),
-        ([1, 2], "must hold a JSON object"),
-        ("{", "is not valid JSON"),
-    ],
-)
+@pytest.mark.parametrize(("config", "words"), [
+    ({"model_type": "falcon", "hidden_size": 8}, "unsupported model_type 'falcon'"),
+    ({**LLAMA, "model_type": "mixtral"}, "lacks 'num_local_experts' (mixtral family)"),
+    ({**LLAMA, "num_key_value_heads": 0}, "'num_key_value_heads' must be a positive integer"),
+    ({**LLAMA, "head_dim": 0}, "'head_dim' must be a positive integer"),
+    ({**GPT2, "n_inner": 0}, "'n_inner' must be a positive integer"),
+    ({**LLAMA, "num_hidden_layers": 10**300}, "'num_hidden_layers' must be a positive integer"),
+    ({**LLAMA, "num_key_value_heads": 3}, "'num_attention_heads' (4) must be a multiple of"),
+    ({**LLAMA, "max_position_embeddings": None}, "lacks 'max_position_embeddings' (llama"),
+    ({"model_type": "gemma3", "hidden_size": 8}, "lacks 'text_config' (gemma3 family)"),
+    ({"model_type": "qwen3_vl", "text_config": {"model_type": "vl_text"}}, "'vl_text' in"),
+    ({**LLAMA, "layer_types": ["linear_attention"]}, "'layer_types' must list ("),
+    ({"model_type": "llama", "hidden_size": 64}, "lacks 'num_hidden_layers'"),
+    ({**GPT2, "n_embd": 64.0}, "'n_embd' must be a positive integer"),
+    ({**GPT2, "n_head": True}, "'n_head' must be a positive integer"),
+    ({**LLAMA, "num_attention_heads": 5}, "not a multiple of 5 heads"),
+    ([1, 2], "must hold a JSON object"), ("{", "is not valid JSON"),
+])  # fmt: skip
 def test_bad_configs_are_one_line_and_status_2(tmp_path, capsys, config, words) -> None:
     path = tmp_path / "config.json"
     path.write_text(config if isinstance(config, str) else json.dumps(config))

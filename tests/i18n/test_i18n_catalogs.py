@@ -25,14 +25,9 @@ def _term_pattern(english: str) -> re.Pattern[str]:
 
 #: (pattern, Chinese term, English form), longest English first: "KV cache" is matched
 #: and blanked out before anything shorter is looked for in what remains.
-TERMS = sorted(
-    (
-        (_term_pattern(english), row["chinese"], english)
-        for row in GLOSSARY
-        for english in row["english"].split("|")
-    ),
-    key=lambda term: -len(term[2]),
-)
+TERMS = sorted(((_term_pattern(english), row["chinese"], english)
+                for row in GLOSSARY for english in row["english"].split("|")),
+               key=lambda term: -len(term[2]))  # fmt: skip
 
 
 def glossary_misses(english: str, chinese: str) -> list[str]:
@@ -118,12 +113,9 @@ def test_glued_markup_is_found(text: str, glued: list[str]) -> None:
 def test_every_translated_entry_follows_the_glossary_and_glues_no_markup() -> None:
     # (page, English, Chinese) of every translated entry, less those kept as they are (a
     # citation's title, a formula)
-    entries = [
-        (path.relative_to(MESSAGES).with_suffix("").as_posix(), en, zh)
-        for path in sorted(MESSAGES.rglob("*.po"))
-        for en, zh in translations(path).items()
-        if zh and zh != en
-    ]
+    entries = [(path.relative_to(MESSAGES).with_suffix("").as_posix(), en, zh)
+               for path in sorted(MESSAGES.rglob("*.po")) for en, zh in translations(path).items()
+               if zh and zh != en]  # fmt: skip
     assert entries, "no translated entry at all"
     wrong = [
         f"{page}: {english[:60]!r}: {', '.join(misses)}"

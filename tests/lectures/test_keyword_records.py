@@ -12,15 +12,11 @@ MOST_POSITIONAL = 5
 
 def positional_calls(tree: ast.AST) -> list[int]:
     """Lines of page.X(...) calls with more than MOST_POSITIONAL positional or any *args."""
-    return [
-        node.lineno
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id == "page"
-        and (len(node.args) > MOST_POSITIONAL or any(isinstance(a, ast.Starred) for a in node.args))
-    ]
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "page"
+            and (len(node.args) > MOST_POSITIONAL
+                 or any(isinstance(a, ast.Starred) for a in node.args))]  # fmt: skip
 
 
 def test_the_scan_finds_both_shapes_and_lectures_build_records_by_keyword() -> None:

@@ -320,13 +320,9 @@ def test_plateau_sentences_hold_for_drawn_bandwidths(found: list[Plateau]) -> No
     assert not contradictions(" ".join(items))
     for inner, outer in itertools.pairwise(found):
         x = inner.bytes_per_s / outer.bytes_per_s
-        said = next(
-            i
-            for i in items
-            if i.startswith(
-                (f"Leaving {inner.name}", f"{inner.name} (", f"The {inner.name} plateau (")
-            )
-        )
+        said = next(i for i in items
+                    if i.startswith((f"Leaving {inner.name}", f"{inner.name} (",
+                                     f"The {inner.name} plateau (")))  # fmt: skip
         assert ("costs" in said) == (x >= 1.05) and ("below" in said) == (x <= 1 / 1.05)
 
 

@@ -208,12 +208,7 @@ def test_any_table_model_and_flags(run: tuple) -> None:
     knee = re.search(r"Decode critical batch: ([\d,]+|-)", text).group(1)
     if wall and knee != "-":
         k = int(knee.replace(",", ""))
-        order = (
-            "comes before the knee"
-            if wall < k
-            else "before the memory wall"
-            if k < wall
-            else "the same batch"
-        )
+        order = ("comes before the knee" if wall < k
+                 else "before the memory wall" if k < wall else "the same batch")  # fmt: skip
         assert order in text
     assert ("the weights alone need" in text) == (wall == 0 and "The weights alone (" in text)

@@ -187,12 +187,8 @@ def test_sweep_table_lines_and_observations() -> None:
     ]  # fmt: skip
     assert table(group).rows[1][-1] == "!"
     lines = str(group.items[1]).splitlines()
-    assert lines == [
-        "",
-        "ridge crossing: B in (2, 4]: I(2) = 1.00 < I* = 1.50 <= I(4) = 2.00",
-        "! B=2: slower than B=4",
-        "sweep time: 3.25 s",
-    ]
+    assert lines == ["", "ridge crossing: B in (2, 4]: I(2) = 1.00 < I* = 1.50 <= I(4) = 2.00",
+                     "! B=2: slower than B=4", "sweep time: 3.25 s"]  # fmt: skip
     assert "every B up to 4 stays below I* = 9.00" in str(page.sweep_table(sweep(ROWS, None, 9, 1)))
     first = str(page.sweep_table(sweep(ROWS, Crossover(None, 1), 0.1, 1)))
     assert "ridge crossing: none needed; already compute-bound at B = 1" in first

@@ -140,13 +140,9 @@ def test_decomposition_table_and_words_by_hand() -> None:
     t = page.decomposition_table(["one"], [d])
     assert list(t.headers) == ["term", "one"] and t.title == "Where the time goes (ms)"
     assert [list(r) for r in t.rows] == [
-        ["roofline at spec peaks", "6.00 ms"],
-        ["a", "1.00 ms"],
-        ["b", "2.00 ms"],
-        ["explained (sum)", "9.00 ms"],
-        ["unexplained", "1.00 ms"],
-        ["measured", "10.00 ms"],
-    ]
+        ["roofline at spec peaks", "6.00 ms"], ["a", "1.00 ms"], ["b", "2.00 ms"],
+        ["explained (sum)", "9.00 ms"], ["unexplained", "1.00 ms"], ["measured", "10.00 ms"],
+    ]  # fmt: skip
     assert page.decomposition_observations(["one"], [d], [0.007]).items == [
         "one: beyond the bound at spec, the largest named term is b, 2.00 ms; 10.0% of the "
         "measured time (1.00 ms) stays unexplained."
@@ -179,12 +175,9 @@ def test_comms_sentences() -> None:
 
 
 def test_requests_table_and_words_by_hand() -> None:
-    rows = [
-        row("a", 1, 1.0, 0.5, 0.9, "calibration", "h100"),
-        row("b", 1, 2.0, 1.0, 2.2, chip="h100"),
-        row("c", 4, 1.0, 0.2, 0.7, chip="a100"),
-        row("d", 4, 1.0, 0.3, 0.95, chip="a100")._replace(engine="vLLM, its CI"),
-    ]
+    rows = [row("a", 1, 1.0, 0.5, 0.9, "calibration", "h100"),
+            row("b", 1, 2.0, 1.0, 2.2, chip="h100"), row("c", 4, 1.0, 0.2, 0.7, chip="a100"),
+            row("d", 4, 1.0, 0.3, 0.95, chip="a100")._replace(engine="vLLM, its CI")]  # fmt: skip
     t = page.requests_table(rows)
     assert list(t.rows[0]) == [
         "a", "eng", "calibration", "1,000.00 ms", "500.00 ms", "-50.0%", "900.00 ms", "-10.0%",
@@ -282,11 +275,8 @@ def test_roofs_table_rows_shares_and_sources() -> None:
     assert page.shared_roofs(TOY, "bf16", "blog") == ["bf16 matmul peak"]
     assert page.shared_roofs(TOY, "bf16", "nowhere") == []
     assert page.shared_roofs(TOY, "bf16", "doc B") == ["HBM bandwidth"]
-    full = dataclasses.replace(
-        TOY,
-        achievable_link_bw_figure=bandwidth(100e9, "doc C"),
-        achievable_mem_bw_figure=bandwidth(1e12, "doc B"),
-    )
+    full = dataclasses.replace(TOY, achievable_link_bw_figure=bandwidth(100e9, "doc C"),
+                               achievable_mem_bw_figure=bandwidth(1e12, "doc B"))  # fmt: skip
     obs = page.roofs_table(full, SPEC, Roofs("achievable", 80e12, 1e12, 100e9), "bf16").items[1]
     # 80% below; HBM and link at 100%: neither below nor above; no roof left unmeasured.
     assert obs.items == ["1 of 3 measured roofs sits below their datasheet figure."]

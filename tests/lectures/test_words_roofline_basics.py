@@ -588,11 +588,8 @@ def check_claims(out: str, table: dict) -> None:
 
 
 # mutmut (make mutation) runs these tests once per mutant: a few drawn tables there, 30 here
-@settings(
-    max_examples=3 if "MUTANT_UNDER_TEST" in os.environ else 30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@settings(max_examples=3 if "MUTANT_UNDER_TEST" in os.environ else 30, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(table=hardware_tables(), png=st.booleans())
 def test_no_claim_contradicts_its_numbers_on_drawn_tables(
     table: dict, png: bool, tmp_path_factory: pytest.TempPathFactory

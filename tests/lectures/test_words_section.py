@@ -27,11 +27,8 @@ def test_a_section_in_order_as_text_and_on_the_page() -> None:
 
 def test_every_record_of_the_words_is_frozen() -> None:
     """A lecture hands its numbers over in records no sentence can change."""
-    records = [
-        c
-        for info in pkgutil.iter_modules(words.__path__)
-        for c in vars(importlib.import_module(f"{words.__name__}.{info.name}")).values()
-        if isinstance(c, type) and c.__module__.endswith(f".{info.name}")
-    ]
+    records = [c for info in pkgutil.iter_modules(words.__path__)
+               for c in vars(importlib.import_module(f"{words.__name__}.{info.name}")).values()
+               if isinstance(c, type) and c.__module__.endswith(f".{info.name}")]  # fmt: skip
     frozen = [issubclass(c, tuple) or c.__dataclass_params__.frozen for c in records]
     assert len(records) > 40 and all(frozen), records

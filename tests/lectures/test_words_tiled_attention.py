@@ -293,12 +293,9 @@ def row(nbytes: float, t_c: float, t_m: float, t: float) -> dict:
 
 def kernels(times: dict, naive_t: float = 0.1, compute_bound: bool = True) -> page.Kernels:
     memory = {"naive": 4 * MIB, "tiled": MIB}
-    runs = {
-        n: page.Run(
-            Blocks(64, 64, 1.0), {"naive": t[0], "tiled": t[1]}, 4 * n * n / (32 * MIB), memory
-        )
-        for n, t in times.items()
-    }
+    runs = {n: page.Run(Blocks(64, 64, 1.0), {"naive": t[0], "tiled": t[1]},
+                        4 * n * n / (32 * MIB), memory)
+            for n, t in times.items()}  # fmt: skip
     placed = {"naive": row(4e8, 0.04, 0.05, naive_t), "tiled": row(1e8, 0.04, 0.0125, 0.12)}
     return page.Kernels(
         128, runs, placed, 2.5, 2.5e10, 1e10, compute_bound, 256, 1e-5, 5e-10, 131072, memory

@@ -218,12 +218,8 @@ def test_roofs_span_the_intensity_axis_of_the_decades_around_the_data(caught) ->
 
 
 def test_roofline_labels_are_pushed_2_points_out_and_stay_inside(caught) -> None:
-    ops = [
-        ("add in L1", 1 / 12, 15e9, "L1"),
-        ("add in DRAM", 1 / 12, 1.6e9, "DRAM"),
-        ("matmul n=256", 40.0, 120e9, ""),
-        ("dot", 0.25, 5e9, "DRAM"),
-    ]
+    ops = [("add in L1", 1 / 12, 15e9, "L1"), ("add in DRAM", 1 / 12, 1.6e9, "DRAM"),
+           ("matmul n=256", 40.0, 120e9, ""), ("dot", 0.25, 5e9, "DRAM")]  # fmt: skip
     fig, ax, _ = roofline(caught, ops)
     # the near offsets pushed 2 pt out, and the far ones built from them
     near = [(6, 5), (6, -13), (-6, 5), (-6, -13), (8, -6), (-8, -6), (0, 9), (0, -17)]
@@ -245,15 +241,11 @@ def test_roofline_labels_are_pushed_2_points_out_and_stay_inside(caught) -> None
 
 
 ON_ROOFS = [
-    [
-        ("on L1", 0.1, 20e9, "L1"),
-        ("on DRAM", 0.5, 10e9, "DRAM"),
-        ("on 5 GB/s", 2.0, 10e9, ""),
-        ("at peak", 30.0, 150e9, ""),
-    ],
+    [("on L1", 0.1, 20e9, "L1"), ("on DRAM", 0.5, 10e9, "DRAM"), ("on 5 GB/s", 2.0, 10e9, ""),
+     ("at peak", 30.0, 150e9, "")],
     [(f"L1 {x:g}", x, x * 200e9, "L1") for x in (0.02, 0.05, 0.2, 0.5)]
     + [(f"D {x:g}", x, x * 20e9, "DRAM") for x in (0.03, 0.3, 3.0)],
-]
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("ops", ON_ROOFS)
