@@ -250,6 +250,14 @@ def test_sparse_attention_reads_its_top_k_and_its_indexer_every_cached_key() -> 
         # a prompt of 20: query i attends to min(i, 8) keys, 36 + 12 x 8 pairs
         prompt = {op.name: op for op in tf.layer_ops(m, 1, 20, 20)}
         assert prompt["scores Q K^T"].flops == 2 * (36 + 12 * 8) * 2 * 8
+    # Two prompts of 5 (10 tokens, d 16, q latent 8, 2 x 4 indexer dims), in 2-byte cells:
+    # Q 2 x 10 x 8 x 8, K 2 x 10 x 16 x 4 (80 B to the cache), head weights 2 x 10 x 16 x 2;
+    # 2 x 15 pairs x 2 heads x 11 FLOP, reading 10 x 8 queries and writing 30 fp32 scores
+    ops = {op.name: op for op in tf.layer_ops(model_from_config(DSA), 2, 5, 5)}
+    got = [(ops[f"indexer {k}"].flops, ops[f"indexer {k}"].kv_bytes) for k in ("Q projection",
+           "K projection", "head weights", "scores")]  # fmt: skip
+    assert got == [(1280, 0), (1280, 80), (640, 0), (660, 80)]
+    assert (ops["indexer scores"].act_bytes, ops["indexer scores"].kind) == (400, "attention")
     with pytest.raises(ValueError, match=r"'indexer_types' must list 'full' or 'shared' .* 3 "):
         model_from_config({**DSA, "indexer_types": ["shared"] * 3})
 

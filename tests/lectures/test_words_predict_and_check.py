@@ -251,7 +251,10 @@ def test_bulk_table_by_hand() -> None:
         ["a100", "fp8", "1", "+10.0%", "10.0%", "the one"],
         ["h100", "bf16", "3", "-5.0%", "10.0%", "2 of the 3"],
     ]
-    assert t.headers[-1] == "within 20%"
+    assert t.headers == ["chip", "precision", "runs", "median error", "median |error|",
+                         "within 20%"]  # fmt: skip
+    assert t.title == "TensorRT-LLM 0.9's runs by chip and precision"
+    assert t.note == "error = forecast / measured - 1 (negative: predicted too fast)"
 
 
 def test_roofs_table_rows_shares_and_sources() -> None:

@@ -241,6 +241,10 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     assert (*pub.REQUESTS, *pub.SERVING_REQUESTS) == pub.ALL_REQUESTS
 
 
+def rows_at(prompt: int) -> str:  # a Llama-2-7B run of `prompt` + 2,048 tokens
+    return f'LLaMA v2 7B,H100 80GB HBM3,FP8,1,1,"{prompt},2048",1000.0'
+
+
 def test_trtllm_bulk_runs_read_as_the_csv_lists_them(tmp_path) -> None:
     import csv
 
@@ -258,6 +262,12 @@ def test_trtllm_bulk_runs_read_as_the_csv_lists_them(tmp_path) -> None:
     first = fields(runs[0], "chip precision gpus batch prompt new_tokens engine_class")
     assert first == ("h100", "fp8", 1, 1, 128, 128, "trtllm") and runs[1].precision == "bf16"
     assert runs[0].model.key == "llama-2-7b" and runs[0].measured.seconds == pytest.approx(0.52676)
+    assert runs[0].engine == "TensorRT-LLM 0.9, NVIDIA DLI"
+    assert runs[0].measured.source == pub.TRTLLM_DLI
+    edge = tmp_path / "edge.csv"  # 2,049 + 2,048 - 1 = 4,096 positions fit; 2,050 + 2,048 do not
+    head = pub.TRTLLM_DLI_CSV.read_text().splitlines()[0]
+    edge.write_text(f"{head}\n{rows_at(2049)}\n{rows_at(2050)}\n")
+    assert [r.prompt for r in pub.dli_requests(edge)] == [2049]
     # Mistral-7B: 32 x (2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x 14336 + 2 x 4096) + 2 x
     # 32000 x 4096 + 4096 = 7,241,732,096 parameters
     assert parameter_count(pub.MISTRAL_7B) == 7_241_732_096

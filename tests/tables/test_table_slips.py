@@ -236,6 +236,8 @@ def test_a_record_given_by_position_then_by_name() -> None:
     slips.check_table_source(model, "/x/common/tables/models.py", Model)  # as MISTRAL_7B is
     with pytest.raises(ValueError, match=r"line 1: model m \(M\) is missing its field config_s"):
         slips.check_table_source(model.replace(', "src"', ""), "/x/common/tables/models.py", Model)
+    with pytest.raises(ValueError, match=r"line 1: model m \(M\) has no field zzz$"):  # no hint
+        slips.check_table_source(model.replace("sliding_", "zzz=1, sliding_"), "/x/m.py", Model)
 
 
 def test_small_tables_a_table_by_name_a_chip_without_key_or_name_and_a_dict_key_twice(
