@@ -233,8 +233,8 @@ rows = [row for row in rows if row]
 show(page.requests_table(rows), page.requests_observations(rows), *page.left_out(unlinked))
 
 # %%
-# 7. A bulk check: TensorRT-LLM 0.9 on its own benchmark
-# -------------------------------------------------------
+# 7. A bulk check: TensorRT-LLM 0.9's own runs
+# ---------------------------------------------
 #
 # A handful of cases from each source can hide a bias that hundreds would show. NVIDIA's
 # course data also holds runs of TensorRT-LLM 0.9's own benchmark: Llama-2 7B, 13B and 70B
@@ -247,8 +247,8 @@ show(page.requests_table(rows), page.requests_observations(rows), *page.left_out
 bulk = [predicted(r) for r in pub.dli_requests()]
 unheld = sum(row is None for row in bulk)  # runs on several GPUs of a chip with no link figure
 bulk = [row for row in bulk if row]
-show(page.bulk_table(bulk), page.requests_observations(bulk),
-     *page.left_out([f"{unheld:,} of its runs on 2 to 8 GPUs"] * bool(unheld)))  # fmt: skip
+left = [f"{unheld:,} of its runs on 2 to 8 GPUs"] * bool(unheld)
+show(page.bulk_table(bulk), page.requests_observations(bulk), *page.left_out(left))
 
 # %%
 # 8. The figure
