@@ -532,7 +532,7 @@ TRTLLM_DLI = (
 )
 MISTRAL_7B_CONFIG = (
     "Hugging Face hub, mistralai/Mistral-7B-v0.1's config.json as its copy dfurman/Mistral-7B-"
-    "v0.1-fork holds it (commit 531f415): num_hidden_layers 32, hidden_size 4096, "
+    "v0.1-fork holds it (commit 531f4159): num_hidden_layers 32, hidden_size 4096, "
     "num_attention_heads 32, num_key_value_heads 8, intermediate_size 14336, vocab_size 32000, "
     "max_position_embeddings 32768, sliding_window 4096 (v0.2 has the same shapes); checked "
     "2026-12-07"
