@@ -544,6 +544,7 @@ TRTLLM_DLI_CSV = Path(__file__).with_name("trtllm_0_9_dli.csv")  # the source's 
 DLI_MODELS = {"LLaMA v2 7B": LLAMA_2_7B, "LLaMA v2 13B": LLAMA_2_13B,
               "LLaMA v2 70B": LLAMA_2_70B, "Mistral 7B": MISTRAL_7B}  # fmt: skip
 DLI_GPUS = {"A100-SXM4-80GB": "a100-80gb", "H100 80GB HBM3": "h100", "H200 141GB HBM3": "h200"}
+DLI_COUNTS = ("Tensor Model Parallel Size", "Batch Size")  # each a positive integer
 
 
 def dli_requests(path: Path = TRTLLM_DLI_CSV) -> tuple[Request, ...]:
@@ -553,10 +554,11 @@ def dli_requests(path: Path = TRTLLM_DLI_CSV) -> tuple[Request, ...]:
     with open(path, newline="", encoding="utf-8") as f:
         for line, row in enumerate(csv.DictReader(f), start=2):
             try:
-                model, tokens = DLI_MODELS[row["Model"]], row["Input/Output Lengths"]
-                p, n = map(int, tokens.split(","))
-                run = (model, DLI_GPUS[row["GPU"]], int(row["Tensor Model Parallel Size"]),
-                       int(row["Batch Size"]), p, n, float(row["Latency (ms)"]) * MS)  # fmt: skip
+                model, tokens = DLI_MODELS[row["Model"]], row["Input/Output Lengths"].split(",")
+                g, b = (positive_int(int(row[c]), c) for c in DLI_COUNTS)
+                p, n = (positive_int(int(t), "Input/Output Lengths") for t in tokens)
+                ms = positive(float(row["Latency (ms)"]), "Latency (ms)")
+                run = (model, DLI_GPUS[row["GPU"]], g, b, p, n, ms * MS)
             except (KeyError, ValueError, TypeError) as exc:  # an unknown name, a bad number
                 said = f"unknown {exc}" if isinstance(exc, KeyError) else exc
                 raise slips.SlipError(f"{slips.shown(str(path))} line {line}: {said}") from None
