@@ -271,6 +271,8 @@ def _request(model, chip, gpus, batch, prompt, new, seconds, engine, source, eng
              precision="bf16", named=True) -> Request:  # fmt: skip
     what = f"{model.name}, batch {batch}, {prompt} + {new} tokens, {gpus} x {chip}"
     what += f", {engine}" if named else ""
+    for name, n in (("GPUs", gpus), ("batch", batch), ("prompt", prompt)):  # 0 is a slip
+        positive_int(n, f"{what}: {name}")
     return Request(model, chip, gpus, batch, prompt, new, engine, Measured(what, seconds, source),
                    precision, engine_class)  # fmt: skip
 
@@ -544,7 +546,6 @@ TRTLLM_DLI_CSV = Path(__file__).with_name("trtllm_0_9_dli.csv")  # the source's 
 DLI_MODELS = {"LLaMA v2 7B": LLAMA_2_7B, "LLaMA v2 13B": LLAMA_2_13B,
               "LLaMA v2 70B": LLAMA_2_70B, "Mistral 7B": MISTRAL_7B}  # fmt: skip
 DLI_GPUS = {"A100-SXM4-80GB": "a100-80gb", "H100 80GB HBM3": "h100", "H200 141GB HBM3": "h200"}
-DLI_COUNTS = ("Tensor Model Parallel Size", "Batch Size")  # each a positive integer
 
 
 def dli_requests(path: Path = TRTLLM_DLI_CSV) -> tuple[Request, ...]:
@@ -553,18 +554,17 @@ def dli_requests(path: Path = TRTLLM_DLI_CSV) -> tuple[Request, ...]:
     runs = []
     with open(path, newline="", encoding="utf-8") as f:
         for line, row in enumerate(csv.DictReader(f), start=2):
-            try:
+            try:  # the counts checked by _request, the time by Measured
                 model, tokens = DLI_MODELS[row["Model"]], row["Input/Output Lengths"].split(",")
-                g, b = (positive_int(int(row[c]), c) for c in DLI_COUNTS)
-                p, n = (positive_int(int(t), "Input/Output Lengths") for t in tokens)
-                ms = positive(float(row["Latency (ms)"]), "Latency (ms)")
-                run = (model, DLI_GPUS[row["GPU"]], g, b, p, n, ms * MS)
+                (p, n), fp8 = map(int, tokens), row["Precision"] == "FP8"
+                run = _request(model, DLI_GPUS[row["GPU"]], int(row["Tensor Model Parallel Size"]),
+                               int(row["Batch Size"]), p, n, float(row["Latency (ms)"]) * MS,
+                               "TensorRT-LLM 0.9, NVIDIA DLI", TRTLLM_DLI, "trtllm",
+                               "fp8" if fp8 else "bf16")  # fmt: skip
             except (KeyError, ValueError, TypeError) as exc:  # an unknown name, a bad number
                 said = f"unknown {exc}" if isinstance(exc, KeyError) else exc
                 raise slips.SlipError(f"{slips.shown(str(path))} line {line}: {said}") from None
-            if p + n - 1 <= model.max_context:
-                runs.append(_request(*run, "TensorRT-LLM 0.9, NVIDIA DLI", TRTLLM_DLI, "trtllm",
-                                     "fp8" if row["Precision"] == "FP8" else "bf16"))  # fmt: skip
+            runs += [run] * (p + n - 1 <= model.max_context)
     return tuple(runs)
 
 
