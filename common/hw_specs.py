@@ -87,6 +87,10 @@ VIDUR_MATMUL_HBM = (
     "mlp.csv, num_tokens = 1, time_stats.mlp_up_proj.median 0.116 ms for the bf16 matmul "
     f"[1, 4096] x [4096, 22016] on an A100 80GB (its docs/profiling.md); {CHECKED}"
 )
+GPU_BENCHES_ROOFLINE = (
+    "te42kyfo/gpu-benches (commit 1c36d50), gpu-roofline/h200.txt: its main.cu's 1,056 blocks "
+    "each read two 8.7 GB arrays of doubles, row N = 0 (no multiply-adds); checked 2026-12-07"
+)
 KIPPLY_HBM = (
     "kipply, 'Transformer Inference Arithmetic' (2022-03-30), section 'comparing against real "
     "benchmarks' (kipp.ly/transformer-inference-arithmetic/; source github.com/kipply/blog, "
@@ -340,6 +344,7 @@ H200 = Chip(
         f"{NVLINK_MEASURED}: nvbandwidth device_to_device_memcpy_write_ce on 8x H200; {CHECKED}",
         note="one pair, one way",
     ),
+    achievable_mem_bw_figure=bandwidth(3759e9, GPU_BENCHES_ROOFLINE, note="a read-only stream"),
 )
 
 B200_ESTIMATE = (

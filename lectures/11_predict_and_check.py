@@ -193,7 +193,8 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 #
 # - a GEMM's measured share of the peak at the request's rows, and each projection's share
 #   of the bandwidth at one row, measured at its own shape, both on one GPU's shard under
-#   the request's tensor parallelism;
+#   the request's tensor parallelism (carried to a chip they were not measured on, no
+#   higher than what that chip itself streams);
 # - the smallest kernel's time, as a floor under every kernel;
 # - the all-reduce curve of its node or of its engine;
 # - the CPU's scheduling cost per step where the engine leaves the GPU waiting for it, and

@@ -246,10 +246,7 @@ def moe_models(draw: st.DrawFn) -> Model:
     base = draw(st.sampled_from(list(model_table.MOE_MODELS.values())), label="base")
     experts = draw(st.sampled_from([1, 8, 64, 512]) | st.integers(1, 512), label="experts")
     return dataclasses.replace(
-        base,
-        name="Drawn mixture",
-        key="drawn-moe",
-        n_experts=experts,
+        base, name="Drawn mixture", key="drawn-moe", n_experts=experts,
         # k up to 32 of any width up to 16,384: the dense twin (k widths + a shared one) stays
         # within the model table's 2**20 (released mixtures take 1 to 8 of widths to 14,336)
         experts_per_token=draw(st.integers(1, min(experts, 32)), label="k"),
@@ -257,7 +254,7 @@ def moe_models(draw: st.DrawFn) -> Model:
         d_ff_shared=draw(st.sampled_from([0, base.d_ff_shared, 4096]), label="shared width"),
         published_params=None,
         published_active=None,
-    )
+    )  # fmt: skip
 
 
 @st.composite

@@ -62,14 +62,8 @@ def _bounded_int(text: str) -> int:
 STRICT_JSON = dict(parse_constant=_not_a_number, parse_float=_finite_float, parse_int=_bounded_int)
 # The machine record's fields and their types; a field may be absent or null (not known).
 MACHINE_FIELDS: dict[str, tuple[type, ...]] = {
-    "cpu": (str,),
-    "cores": (int, type(None)),
-    "system": (str,),
-    "python": (str,),
-    "numpy": (str,),
-    "blas": (dict,),
-    "blas_env": (dict,),
-}
+    "cpu": (str,), "cores": (int, type(None)), "system": (str,), "python": (str,),
+    "numpy": (str,), "blas": (dict,), "blas_env": (dict,)}  # fmt: skip
 BLAS_VALUE_TYPES = (str, int, float, type(None))
 SECTIONS = ("probe", "batch_sweep", "hierarchy", "attention")  # the lectures' sections
 

@@ -620,6 +620,11 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             roles = zip(engines.ROLE_SHAPES, terms.one_row[degree], strict=True)
             role_hbm = tuple((op, weight_share(*engines.shard(k, n, cut, degree), t.value))
                              for (k, n, cut, ops), t in roles for op in ops)  # fmt: skip
+            mine = shipped_chip(chip)  # shares carried from another chip: as fast as it streams
+            cap = (mine.achievable_mem_bw or mine.mem_bw) / mine.mem_bw
+            if terms.measured_on != chip.key and max(hbm, *dict(role_hbm).values()) > cap:
+                hbm, role_hbm = min(hbm, cap), tuple((op, min(s, cap)) for op, s in role_hbm)
+                notes.append(f"HBM shares capped at the {chip.name}'s own stream ({cap:.1%})")
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
         curve = terms.allreduce  # the node's NCCL curve, unless the engine has its own kernel:
         if eng.allreduce and gpus > 1 and chip.key not in eng.allreduce_chips:

@@ -26,16 +26,9 @@ from common.hw_specs import MissingFigureError
 
 #: Modules whose public names the expressions can use.
 NAMESPACE_MODULES: tuple[str, ...] = (
-    "common.hw_specs",
-    "common.formulas.roofline",
-    "common.formulas.ledger",
-    "common.formulas.thresholds",
-    "common.formulas.attention_io",
-    "common.tables.assumptions",
-    "common.tables.units",
-    "common.present.console",
-    "common.present.claims",
-)
+    "common.hw_specs", "common.formulas.roofline", "common.formulas.ledger",
+    "common.formulas.thresholds", "common.formulas.attention_io", "common.tables.assumptions",
+    "common.tables.units", "common.present.console", "common.present.claims")  # fmt: skip
 
 #: Modules the expressions can use by name (``sources.ARTICLE_TITLE``), not flattened.
 NAMED_MODULES = {

@@ -235,17 +235,9 @@ def share_outputs(outdir: Path, english: Path) -> set[str]:
 #: Words furo writes into every page without gettext (a label, a link, an icon's title);
 #: the Chinese pages take theirs from ``sphinx.po``, where furo's translatable words are.
 FIXED_CHROME = (
-    "Skip to content",
-    "Toggle site navigation sidebar",
-    "Toggle table of contents sidebar",
-    "Toggle Light / Dark / Auto color theme",
-    "Menu",
-    "Expand",
-    "Light mode",
-    "Dark mode",
-    "Auto light/dark, in light mode",
-    "Auto light/dark, in dark mode",
-)
+    "Skip to content", "Toggle site navigation sidebar", "Toggle table of contents sidebar",
+    "Toggle Light / Dark / Auto color theme", "Menu", "Expand", "Light mode", "Dark mode",
+    "Auto light/dark, in light mode", "Auto light/dark, in dark mode")  # fmt: skip
 _CHROME = re.compile(
     r'(?<=>)(\s*)({0})(?=\s*<)|(?<=aria-label=")({0})(?=")'.format(
         "|".join(map(re.escape, FIXED_CHROME))

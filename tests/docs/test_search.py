@@ -104,12 +104,10 @@ def test_search(visit: Visitor, exercise_answers_text: str, query: str) -> None:
 
 
 #: A glossary term and the Chinese page that teaches it.
-TEACHING_PAGES = {
-    "算术强度": "concepts/intensity-and-ridge.html",
-    "带宽受限": "concepts/intensity-and-ridge.html",
-    "算力受限": "concepts/intensity-and-ridge.html",
-    "显存账本": "concepts/memory-ledger.html",
-}
+TEACHING_PAGES = {"算术强度": "concepts/intensity-and-ridge.html",
+                  "带宽受限": "concepts/intensity-and-ridge.html",
+                  "算力受限": "concepts/intensity-and-ridge.html",
+                  "显存账本": "concepts/memory-ledger.html"}  # fmt: skip
 
 
 @pytest.mark.parametrize(("term", "page"), sorted(TEACHING_PAGES.items()))

@@ -55,9 +55,7 @@ def _parser(*, png: bool = False, results: bool | None = None):
     ("--budget-gib", "1e308"),  # was accepted; lectures 03 and 04 failed late
     ("--budget-gib", "100001"),
     ("--budget-gib", "1e400"),  # float('1e400') is inf
-    ("--budget-gib", "nan"),
-    ("--budget-gib", "-3"),
-    ("--budget-gib", "0"),
+    ("--budget-gib", "nan"), ("--budget-gib", "-3"), ("--budget-gib", "0"),
 ])  # fmt: skip
 def test_out_of_range_numbers_are_one_line_usage_errors(flag: str, value: str, usage_error) -> None:
     line = usage_error(_parser().parse_args, [flag, value])

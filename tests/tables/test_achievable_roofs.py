@@ -46,7 +46,8 @@ def test_mamf_efficiencies_match_the_books_column() -> None:
     assert A100.achievable_link_bw == pytest.approx(235e9)
     assert H100.achievable_link_bw == pytest.approx(380e9)
     assert A100.achievable_mem_bw == pytest.approx(0.9 * 1555e9)
-    for chip in (H100, H200, B200, B300, TPU_V5E, TPU_V6E):
+    assert H200.achievable_mem_bw == 3759e9  # gpu-benches' gpu-roofline/h200.txt, N = 0
+    for chip in (H100, B200, B300, TPU_V5E, TPU_V6E):
         assert chip.achievable_mem_bw is None
     for chip in (TPU_V5E, TPU_V6E):
         assert chip.achievable_link_bw is None

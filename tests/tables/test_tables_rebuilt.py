@@ -145,9 +145,7 @@ FRACTION = "fraction of the weights"
     (1000, "bytes", "r must be in (1000, 1e+15] bytes, got 1000"),  # 1 KB is the floor
     (0.3, "fraction\tof x", "r: unit 'fraction\\tof x' must start with one of"),
     (1.0, FRACTION, None),  # at the top of its range: kept
-    (102400, "GiB", None),
-    (1024, "vectors", None),
-    (4.0, "Zipf", None),
+    (102400, "GiB", None), (1024, "vectors", None), (4.0, "Zipf", None),
 ])  # fmt: skip
 def test_an_assumption_out_of_its_units_range_is_one_line_naming_it(value, unit, says) -> None:
     if says is None:  # at the top of its range: kept
