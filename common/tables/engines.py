@@ -289,15 +289,21 @@ VLLM_CUSTOM_AR = (
     "PCIe-only GPUs' (else fully connected by NVLink, any generation) and from max_size = 8192 "
     "* 1024 bytes; added by its PR #2192 (2023-12-19), measured there on A100-80G; " + KV_CHECKED
 )
-VLLM_ALLREDUCE_CARRIED = (
-    "vLLM's custom all-reduce (any GPUs fully connected by NVLink) was measured on H100s only; "
-    "on the {chip} its H100 times stand in, never below the ring bytes over its own link"
+TRTLLM_CUSTOM_AR = (
+    "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp (commit "
+    "005b299), AllreducePlugin::selectImplementation: NCCL only where peer access or NVLink is "
+    "missing, else its one-shot kernel up to the workspace size, by GPU count and message size, "
+    "whatever the chip; checked 2026-12-07"
+)
+CUSTOM_ALLREDUCE_CARRIED = (
+    "the engine's custom all-reduce (any GPUs fully connected by NVLink) was measured on H100s "
+    "only; on the {chip} its H100 times stand in, never below the ring bytes over its own link"
 )
 #: Chip -> how a custom all-reduce's H100 curve reaches it ("": measured, or the H200's same
-#: NVLink 4 switch); vLLM's runs on A100s too (VLLM_CUSTOM_AR), its H100 times standing in.
-MEASURED_ON_GH100 = {"h100": "", "h200": ""}
-VLLM_ALLREDUCE_CHIPS = {**MEASURED_ON_GH100, "a100": VLLM_ALLREDUCE_CARRIED,
-                        "a100-80gb": VLLM_ALLREDUCE_CARRIED}  # fmt: skip
+#: NVLink 4 switch); vLLM's and TensorRT-LLM's run on A100s too (VLLM_CUSTOM_AR,
+#: TRTLLM_CUSTOM_AR), their H100 times standing in.
+CUSTOM_ALLREDUCE_CHIPS = {"h100": "", "h200": "", "a100": CUSTOM_ALLREDUCE_CARRIED,
+                          "a100-80gb": CUSTOM_ALLREDUCE_CARRIED}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -328,7 +334,7 @@ LAUNCH = Term("CPU launch cost per kernel without CUDA graphs",
 EAGER_LAUNCH = Term("CPU launch cost per kernel of eager PyTorch modules",
                     (1 / 25.5 - 1 / 104.9) / LLAMA_2_7B_STEP_KERNELS, pub.GPT_FAST,
                     ("Llama-2-7B, 1 x a100-80gb, 5 + 200",))  # fmt: skip
-VLLM_OWN_ALLREDUCE = dict(allreduce=VLLM_ALLREDUCE, allreduce_chips=VLLM_ALLREDUCE_CHIPS)
+VLLM_OWN_ALLREDUCE = dict(allreduce=VLLM_ALLREDUCE, allreduce_chips=CUSTOM_ALLREDUCE_CHIPS)
 ENGINES: dict[str, Engine] = {
     "vllm": Engine(
         "continuous-batching server (vLLM): CUDA graphs in decode, CPU scheduling each step",
@@ -339,8 +345,8 @@ ENGINES: dict[str, Engine] = {
         "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.8, with XQA and "
         "its custom all-reduce)",
         low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
-        allreduce=TRTLLM_ALLREDUCE,  # elsewhere NCCL's curve, said so
-        allreduce_chips=MEASURED_ON_GH100,
+        allreduce=TRTLLM_ALLREDUCE,  # on any NVLink node (TRTLLM_CUSTOM_AR)
+        allreduce_chips=CUSTOM_ALLREDUCE_CHIPS,
     ),
     # SGLang v0.4's blog (lmsys.org/blog/2024-12-04-sglang-v0-4/): 5 decode batches, 'no single
     # idle time on the GPU'; python/sglang/srt/_custom_ops.py (00d8d1b): vLLM's all-reduce calls

@@ -309,7 +309,7 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand(monkeypa
         assert a100.curve[4][2] == (131072, pytest.approx(9.2e-6))
         assert a100.curve[4][6:] == ((2**24, 200e-6), (2**26, 602e-6))
         carried = [n for n in a100.notes if "measured on H100s only" in n]
-        assert carried == [engines.VLLM_ALLREDUCE_CARRIED.format(chip=get_chip(key).name)]
+        assert carried == [engines.CUSTOM_ALLREDUCE_CARRIED.format(chip=get_chip(key).name)]
         assert f"on the {get_chip(key).name} its H100 times" in carried[0]
     # vLLM before CUDA graphs had no custom all-reduce: NCCL's curve (60 us at 2^17 B on 4)
     assert predict.engine_roofs(get_chip("a100"), "vllm-eager", "bf16", 4).curve[4][1] == (
@@ -317,15 +317,16 @@ def test_vllms_own_allreduce_below_its_last_size_and_nccl_above_by_hand(monkeypa
         60e-6,
     )
     # TensorRT-LLM's own kernels on the H100 (the PR's 'custom allreduce' rows: 32,768 float32
-    # elements in 0.0048 ms on 4, 0.0078 ms on 8); before v0.8 (trtllm-mmha) and on the A100
-    # NCCL's curve (41 us at 2^17 B on 4 H100s, 60 us on 4 A100s), and on the A100 a note says
-    # so; SGLang's, vLLM's kernel in sgl-kernel: the 'vllm' rows (0.0118 ms on 8)
+    # elements in 0.0048 ms on 4, 0.0078 ms on 8), on the A100 too (a note says so); before
+    # v0.8 (trtllm-mmha) NCCL's curve (41 us at 2^17 B on 4 H100s, 60 us on 4 A100s); SGLang's,
+    # vLLM's kernel in sgl-kernel: the 'vllm' rows (0.0118 ms on 8)
     cases = (("h100", "trtllm", 4, 4.8), ("h100", "trtllm", 8, 7.8), ("h100", "trtllm-mmha", 4, 41),
-             ("h200", "sglang", 8, 11.8), ("a100-80gb", "trtllm", 4, 60))  # fmt: skip
+             ("h200", "sglang", 8, 11.8), ("a100-80gb", "trtllm-mmha", 4, 60),
+             ("a100-80gb", "trtllm", 4, 4.8))  # fmt: skip
     for key, engine, g, us in cases:
         roofs = predict.engine_roofs(get_chip(key), engine, "bf16", g)
         assert predict.allreduce_time(131072, g, None, roofs.curve) == pytest.approx(us * 1e-6)
-    assert engines.NO_OWN_ALLREDUCE.format(chips="H100 SXM, H200") in roofs.notes  # the A100's
+    assert engines.CUSTOM_ALLREDUCE_CARRIED.format(chip="A100 80GB SXM") in roofs.notes
     # a chip with measured kernels but none of vLLM's all-reduce times: NCCL's, said plainly
     monkeypatch.setitem(engines.CHIP_TERMS, "b200", engines.H100_TERMS)
     b200 = predict.engine_roofs(get_chip("b200"), "vllm", "bf16", 4)

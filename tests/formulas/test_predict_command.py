@@ -28,7 +28,7 @@ BW_O = 2 * (4096 + 4096 * 4096 + 4096) / 0.025e-3
 BW_DOWN = 2 * (11008 + 11008 * 4096 + 4096) / 0.060e-3
 SPEC_BW = 2.039e12  # the A100 80GB's datasheet HBM bandwidth
 FLOOR = (5 + 2 + 7 + 5) / 4 * 1e-6  # vidur's four smallest kernels at one token, mean
-AR_SMALL = 46e-6  # the 2-GPU DGX A100 curve below its first point (16 KiB)
+AR_SMALL = 46e-6  # the 2-GPU DGX A100 NCCL curve below its first point (16 KiB): 2 steps
 LLAMA = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1, "num_attention_heads": 4,
          "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 100,
          "tie_word_embeddings": False, "max_position_embeddings": 64}  # fmt: skip
@@ -72,7 +72,7 @@ def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys
     # every kernel sits below the floor: 15 a layer and 3 once, each takes the floor
     assert got["decode_step_s"] == pytest.approx(18 * FLOOR)
     assert got["decode_step_s"] >= got["bound_decode_step_s"]
-    flags = ("--gpus", "2", "--prompt", "4", "--new-tokens", "3", "--engine", "trtllm")  # 2 steps
+    flags = ("--gpus", "2", "--prompt", "4", "--new-tokens", "3", "--engine", "trtllm-mmha")
     got = run_json(tmp_path, GPT2, *flags, capsys=capsys)
     step = got["terms"]["decode_step"]
     ring = 2 * (2 - 1) / 2 * 128 / 300e9  # one all-reduce's ring bytes over NVLink 3
