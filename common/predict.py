@@ -177,11 +177,14 @@ def predict_request(args: Any) -> dict[str, Any]:
         raise ValueError(f"{tp} GPUs in tensor parallel span more than one node of {chip.node} x "
                          f"{chip.name}; the table has no figure for the network between nodes: "
                          f"give --gpus {chip.node} or fewer{ep}")  # fmt: skip
-    if not splits(model, tp):
-        raise ValueError(f"{gpus} GPUs cannot split {model.name}'s heads evenly")
     draft = read_config(args.draft_config) if args.draft_config else None
-    if draft is not None and not splits(draft, tp):
-        raise ValueError(f"{gpus} GPUs cannot split the draft {draft.name}'s heads evenly")
+    for m, which in ((model, ""), (draft, "the draft ")):
+        if m is not None and not splits(m, tp):  # say which counts in a node split both
+            ok = [str(g) for g in range(1, (chip.node or 2 * tp) + 1)
+                  if all(splits(x, g) for x in (model, draft) if x)]  # fmt: skip
+            raise ValueError(f"{gpus} GPUs cannot split {which}{m.name}'s heads (query "
+                             f"{m.n_heads}, KV {m.n_kv_heads}) evenly; give --gpus "
+                             + " or ".join([", ".join(ok[:-1]), ok[-1]][len(ok) < 2:]))  # fmt: skip
     check_fits(model, chip, dtypes, gpus, args.batch, used, bool(args.ep))
     compute = compute_precision(chip, precision)  # weight-only: the 16-bit network's
     spec, ach = spec_roofs(chip, compute), achievable_roofs(chip, compute)

@@ -252,7 +252,8 @@ def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None
                    "--batch", "2", capsys=capsys)  # fmt: skip
     assert got["tokens_per_s"] == pytest.approx(2 * 1 / got["total_s"])
     config = ["--config", str(tmp_path / "config.json"), "--prompt"]
-    assert "cannot split" in refused([*config, "4", "--new-tokens", "1", "--gpus", "8"], capsys)
+    said = refused([*config, "4", "--new-tokens", "1", "--gpus", "8"], capsys)  # 3 splits neither
+    assert "split config's heads (query 4, KV 2) evenly; give --gpus 1, 2 or 4 (see" in said
     # 60 + 10 tokens pass the window of 64
     assert "past config's window of 64" in refused([*config, "60", "--new-tokens", "10"], capsys)
     tpu = run_json(tmp_path, GPT2, "--chip", "tpu-v5e", capsys=capsys)
