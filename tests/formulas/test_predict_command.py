@@ -254,6 +254,11 @@ def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None
     config = ["--config", str(tmp_path / "config.json"), "--prompt"]
     said = refused([*config, "4", "--new-tokens", "1", "--gpus", "8"], capsys)  # 3 splits neither
     assert "split config's heads (query 4, KV 2) evenly; give --gpus 1, 2 or 4 (see" in said
+    # Llama-3-8B's 32 and 8 heads on 3: within an H100 node of 8, 1, 2, 4 and 8 split them; a
+    # TPU v5e has no node in the table: the counts up to twice the request
+    for chip, counts in (("h100", "1, 2, 4 or 8"), ("tpu-v5e", "1, 2 or 4")):
+        flags = ["--model", "llama-3-8b", "--chip", chip, "--gpus", "3"]
+        assert f"evenly; give --gpus {counts} (see" in refused(flags, capsys)
     # 60 + 10 tokens pass the window of 64
     assert "past config's window of 64" in refused([*config, "60", "--new-tokens", "10"], capsys)
     tpu = run_json(tmp_path, GPT2, "--chip", "tpu-v5e", capsys=capsys)
