@@ -110,20 +110,10 @@ def roofline_row(name: str, flops: float, nbytes: float, t_meas_s: float, peak_f
     """One operation: I = F/D, t_pred = max(F/P, D/beta), fraction = t_pred/t_meas, flag."""
     bounds = roofline.time_bounds(flops, nbytes, peak_flops_per_s, bandwidth_bytes_per_s)
     fraction = float(bounds["lower"]) / t_meas_s
-    return {
-        "name": name,
-        **extra,
-        "flops": float(flops),
-        "bytes": float(nbytes),
-        "intensity": roofline.intensity(flops, nbytes),
-        "bound": bounds["bound"],
-        "t_compute_s": bounds["compute"],
-        "t_memory_s": bounds["memory"],
-        "t_pred_s": bounds["lower"],
-        "t_meas_s": float(t_meas_s),
-        "fraction_of_bound": fraction,
-        "achieved_flops_per_s": flops / t_meas_s,
-        "achieved_bytes_per_s": nbytes / t_meas_s,
-        "working_set_bytes": float(working_set_bytes),
-        "flag": "above roof" if fraction > ABOVE_ROOF else None,
-    }
+    return {"name": name, **extra, "flops": float(flops), "bytes": float(nbytes),
+            "intensity": roofline.intensity(flops, nbytes), "bound": bounds["bound"],
+            "t_compute_s": bounds["compute"], "t_memory_s": bounds["memory"],
+            "t_pred_s": bounds["lower"], "t_meas_s": float(t_meas_s), "fraction_of_bound": fraction,
+            "achieved_flops_per_s": flops / t_meas_s, "achieved_bytes_per_s": nbytes / t_meas_s,
+            "working_set_bytes": float(working_set_bytes),
+            "flag": "above roof" if fraction > ABOVE_ROOF else None}  # fmt: skip

@@ -28,7 +28,7 @@ LATENT = ("deepseek_v3", *DSA_TYPES)
 MOE_TYPES = ("mixtral", "qwen2_moe", "qwen3_moe", *LATENT, "gpt_oss", "glm4_moe", "minimax_m2",
              "qwen3_next", "qwen3_5_moe_text", "qwen3_vl_moe_text", *LLAMA4_TYPES)  # fmt: skip
 HYBRID = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")  # Gated DeltaNet + full attention
-FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2")
+FAMILIES = (*LLAMA_TYPES, *GEMMA_TYPES, *MOE_TYPES, "gpt2", "opt")
 LAYER_TYPES = ("full_attention", "sliding_attention", "chunked_attention")  # the ledger's
 # A model that ships its own model_type (Kimi K2's "kimi_k2", also in Kimi K2.5's text_config)
 # but names a family's model class in ``architectures`` is read as that family:
@@ -43,7 +43,7 @@ ARCHITECTURES = {
     "Llama4ForConditionalGeneration": "llama4", "Llama4ForCausalLM": "llama4_text",
     "Ministral3ForCausalLM": "ministral3", "MiniMaxM2ForCausalLM": "minimax_m2",
     "Qwen3NextForCausalLM": "qwen3_next", "DeepseekV32ForCausalLM": "deepseek_v32",
-    "GlmMoeDsaForCausalLM": "glm_moe_dsa",
+    "GlmMoeDsaForCausalLM": "glm_moe_dsa", "OPTForCausalLM": "opt",
 }  # fmt: skip
 
 # Defaults of transformers' configuration classes (huggingface/transformers,
@@ -51,9 +51,10 @@ ARCHITECTURES = {
 # Gemma2Config's and Gemma3TextConfig's below (Gemma 2 slides on every other layer, the even
 # ones; in Gemma 3 layer i is global when (i + 1) % sliding_window_pattern == 0);
 # GptOssConfig: sliding_window=128, layer_types alternating sliding and full, sliding first;
-# GPT2Config: n_positions=1024, n_inner=None (4 x n_embd); Glm4MoeConfig: attention_bias and
-#   use_qk_norm False, DeepSeek-V3's expert keys; MiniMaxM2Config: Mixtral's, q/k norms always
-#   (both with a bias per expert for routing);
+# GPT2Config: n_positions=1024, n_inner=None (4 x n_embd); OPTConfig: ffn_dim=3072 (4 x its
+#   hidden_size=768), max_position_embeddings=2048, tie_word_embeddings=True; Glm4MoeConfig:
+#   attention_bias and use_qk_norm False, DeepSeek-V3's expert keys; MiniMaxM2Config:
+#   Mixtral's, q/k norms always (both with a bias per expert for routing);
 # LlamaConfig and the others: num_key_value_heads = num_attention_heads,
 #   head_dim = hidden_size / num_attention_heads, tie_word_embeddings=False.
 # Qwen3NextConfig (Qwen3.5's inherits it): layer i full when (i + 1) % full_attention_interval
@@ -166,6 +167,11 @@ def _sliding(k: _Keys, layers: int) -> tuple[int, int]:
     return 0, 0
 
 
+#: GPT-2's and OPT's keys for d, heads, layers, MLP width and window; the last two's defaults
+#: (None: 4 d).
+UNGATED = {"gpt2": (("n_embd", "n_head", "n_layer", "n_inner", "n_positions"), None, 1024),
+           "opt": (("hidden_size", "num_attention_heads", "num_hidden_layers", "ffn_dim",
+                    "max_position_embeddings"), 3072, 2048)}  # fmt: skip
 #: The model record's fields as the configs name them (the Llama keys; GPT-2's after them).
 CONFIG_KEYS = {
     "n_layers": ("num_hidden_layers", "n_layer"), "d_model": ("hidden_size", "n_embd"),
@@ -244,14 +250,16 @@ def _model(config: object, path: str) -> Model:
                 **dict.fromkeys(HYBRID, QWEN3_NEXT_DEFAULTS),
                 "glm_moe_dsa": GLM_DSA_DEFAULTS}.get(kind, {})  # fmt: skip
     k = _Keys(config, where, kind, defaults)
-    if kind == "gpt2":  # GPT-2's own keys: heads of n_embd / n_head, an ungated MLP, tied
-        d, heads = k.int("n_embd"), k.int("n_head")
+    if kind in UNGATED:  # GPT-2's and OPT's keys: heads of d / heads, an ungated MLP, tied
+        (dk, hk, lk, fk, wk), width, positions = UNGATED[kind]
+        d, heads = k.int(dk), k.int(hk)
         if d % heads:
-            raise ValueError(f"{where}: n_embd {d} is not a multiple of n_head {heads}")
-        inner, L = k.int("n_inner", 4 * d), k.int("n_layer")
-        V, window = k.int("vocab_size"), k.int("n_positions", 1024)
-        return Model(name, "config", L, d, heads, heads, d // heads, inner, False, V, True,
-                     window, f"{where} (gpt2 family)")  # fmt: skip
+            raise ValueError(f"{where}: {dk} {d} is not a multiple of {hk} {heads}")
+        inner, L = k.int(fk, width or 4 * d), k.int(lk)
+        V, window = k.int("vocab_size"), k.int(wk, positions)
+        tied = k.raw("tie_word_embeddings", True) is True
+        return Model(name, "config", L, d, heads, heads, d // heads, inner, False, V, tied,
+                     window, f"{where} ({kind} family)")  # fmt: skip
     d, L, heads = k.int("hidden_size"), k.int("num_hidden_layers"), k.int("num_attention_heads")
     kv = k.int("num_key_value_heads", heads)
     if not k.has("head_dim") and d % heads and kind not in LATENT:

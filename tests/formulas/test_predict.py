@@ -253,8 +253,7 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     four = [predict.engine_roofs(get_chip(c), "trtllm", "bf16", 4) for c in ("h100", "h200")]
     assert four[0].hbm_share == four[1].hbm_share < 3759 / 4800 and h200.step == 0.0
     assert "HBM shares capped at the H200's own stream (78.3%)" in h200.notes
-    # on its own chip a share stays as measured: the A100 80GB's 2-way gate+up, 90.2 MB in
-    # 0.056 ms, above its 1-GPU figure (1,555 GB/s of 2,039)
+    # on its own chip a share stays as measured: the A100 80GB's 2-way 90.2 MB in 0.056 ms
     a100 = predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16", 2)
     assert a100.hbm_share == pytest.approx(2 * (4096 + 4096 * 11008 + 11008) / 0.056e-3 / 2.039e12)
     assert any("H100" in note for note in h200.notes)

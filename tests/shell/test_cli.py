@@ -48,8 +48,7 @@ def _parser(*, png: bool = False, results: bool | None = None):
     ("--batch", str(10**18)),  # was accepted
     ("--batch", str(2**64)),
     ("--batch", str(2**20 + 1)),  # one past the limit
-    ("--batch", "0"),
-    ("--batch", "1.5"),
+    ("--batch", "0"), ("--batch", "1.5"),
     ("--context", "9" * 5000),  # beyond int()'s digit limit: ValueError, not a crash
     ("--context", str(2**30 + 1)),
     ("--budget-gib", "1e308"),  # was accepted; lectures 03 and 04 failed late

@@ -295,8 +295,7 @@ def _raised_in(path: str, code: str, namespace: dict | None = None) -> BaseExcep
     ("/srv/lectures/common/tables/models.py", "common/tables/models.py"),
     ("/srv/course/tools/report.py", "tools/report.py"),
     ("/home/me/course/common/hw_specs.py", "common/hw_specs.py"),
-    ("./common/hw_specs.py", "common/hw_specs.py"),
-    ("hw_specs.py", "hw_specs.py"),
+    ("./common/hw_specs.py", "common/hw_specs.py"), ("hw_specs.py", "hw_specs.py"),
 ])  # fmt: skip
 def test_shown_starts_at_the_last_course_folder(path, seen) -> None:
     assert slips.shown(path) == seen

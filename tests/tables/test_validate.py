@@ -14,8 +14,7 @@ from common.tables import validate
 
 @pytest.mark.parametrize(("unit", "inside", "outside"), [
     ("FLOP/s", [1e6, 989e12, 1e19], [1e-300, 999_999.0, 1.1e19, 1e308]),
-    ("B/s", [1e6, 3.35e12, 1e16], [1e-300, 5e5, 2e16]),
-    ("B", [1e3, 80e9, 1e15], [1.0, 2e15]),
+    ("B/s", [1e6, 3.35e12, 1e16], [1e-300, 5e5, 2e16]), ("B", [1e3, 80e9, 1e15], [1.0, 2e15]),
 ])  # fmt: skip
 def test_plausible_accepts_its_range_and_names_the_figure_outside_it(
     unit: str, inside: list[float], outside: list[float]
