@@ -620,7 +620,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             roles = zip(engines.ROLE_SHAPES, terms.one_row[degree], strict=True)
             role_hbm = tuple((op, weight_share(*engines.shard(k, n, cut, degree), t.value))
                              for (k, n, cut, ops), t in roles for op in ops)  # fmt: skip
-            mine = shipped_chip(chip)  # shares carried from another chip: as fast as it streams
+            mine = shipped_chip(chip)  # shares carried from another chip: no faster than it streams
             cap = (mine.achievable_mem_bw or mine.mem_bw) / mine.mem_bw
             if terms.measured_on != chip.key and max(hbm, *dict(role_hbm).values()) > cap:
                 hbm, role_hbm = min(hbm, cap), tuple((op, min(s, cap)) for op, s in role_hbm)
