@@ -252,7 +252,7 @@ def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None
                    "--batch", "2", capsys=capsys)  # fmt: skip
     assert got["tokens_per_s"] == pytest.approx(2 * 1 / got["total_s"])
     config = ["--config", str(tmp_path / "config.json"), "--prompt"]
-    said = refused([*config, "4", "--new-tokens", "1", "--gpus", "8"], capsys)  # 3 splits neither
+    said = refused([*config, "4", "--new-tokens", "1", "--gpus", "8"], capsys)  # 3, 5-8 do not
     assert "split config's heads (query 4, KV 2) evenly; give --gpus 1, 2 or 4 (see" in said
     # Llama-3-8B's 32 and 8 heads on 3: within an H100 node of 8, 1, 2, 4 and 8 split them; a
     # TPU v5e has no node in the table: the counts up to twice the request
