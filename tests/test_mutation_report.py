@@ -24,8 +24,7 @@ def f(x, bound):
     ('"compute bound"', '"XXcompute boundXX"', False),  # read by a comparison
     ('"the key phrase"', '"XXthe key phraseXX"', False),  # a dictionary key
     ("x:.1f", "x:.2f", False),  # a number's format
-    ('bound == "compute bound"', 'bound != "compute bound"', False),
-    ('" at most"', "None", False),
+    ('bound == "compute bound"', 'bound != "compute bound"', False), ('" at most"', "None", False),
 ])  # fmt: skip
 def test_phrase_mutants_are_one_changed_phrase(old: str, new: str, phrase: bool) -> None:
     assert ORIGINAL.count(old) == 1

@@ -116,14 +116,9 @@ def sharded_matmul_two_chips(
     flops_per_chip = 2.0 * B * (K / 2) * N
     comm_bytes = B * N * elem_bytes  # each chip sends its [B, N] partial sums to the other
     t_math, t_comms = flops_per_chip / peak, comm_bytes / link_bw
-    return {
-        "flops": flops_per_chip,
-        "comm_bytes": comm_bytes,
-        "t_math": t_math,
-        "t_comms": t_comms,
-        "intensity": flops_per_chip / comm_bytes,
-        "bound": "compute" if t_math >= t_comms else "comms",
-    }
+    return {"flops": flops_per_chip, "comm_bytes": comm_bytes, "t_math": t_math, "t_comms": t_comms,
+            "intensity": flops_per_chip / comm_bytes,
+            "bound": "compute" if t_math >= t_comms else "comms"}  # fmt: skip
 
 
 def network_critical_dim(peak: float, link_bw: float, elem_bytes: float = 2) -> float:

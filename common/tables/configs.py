@@ -20,7 +20,7 @@ LARGEST = 2**31 - 1  # no config key of a released model comes near (windows rea
 REQUIRED = object()
 
 LLAMA_TYPES = ("llama", "mistral", "ministral3", "qwen2", "qwen3", "phi3", "qwen3_5_text",
-               "qwen3_vl_text")  # fmt: skip
+               "qwen3_vl_text", "gemma")  # fmt: skip
 GEMMA_TYPES = ("gemma2", "gemma3", "gemma3_text")
 LLAMA4_TYPES = ("llama4", "llama4_text")  # the multimodal config nests the text model's
 DSA_TYPES = ("deepseek_v32", "glm_moe_dsa")  # DeepSeek-V3's latent attention, made sparse
@@ -43,7 +43,7 @@ ARCHITECTURES = {
     "Llama4ForConditionalGeneration": "llama4", "Llama4ForCausalLM": "llama4_text",
     "Ministral3ForCausalLM": "ministral3", "MiniMaxM2ForCausalLM": "minimax_m2",
     "Qwen3NextForCausalLM": "qwen3_next", "DeepseekV32ForCausalLM": "deepseek_v32",
-    "GlmMoeDsaForCausalLM": "glm_moe_dsa", "OPTForCausalLM": "opt",
+    "GlmMoeDsaForCausalLM": "glm_moe_dsa", "OPTForCausalLM": "opt", "GemmaForCausalLM": "gemma",
 }  # fmt: skip
 
 # Defaults of transformers' configuration classes (huggingface/transformers,
@@ -67,6 +67,9 @@ LINEAR_KEYS = {"heads": "linear_num_value_heads", "key_heads": "linear_num_key_h
 # GlmMoeDsaConfig: index_n_heads=32, index_head_dim=128, index_topk=2048; each layer runs its
 #   indexer ("full") or reuses the last full layer's top k ("shared"), as indexer_types lists
 GLM_DSA_DEFAULTS = {"index_n_heads": 32, "index_head_dim": 128, "index_topk": 2048}
+# GemmaConfig's (Gemma 1, no sliding window), then Gemma2Config's:
+GEMMA_DEFAULTS = {"num_key_value_heads": 16, "head_dim": 256, "max_position_embeddings": 8192,
+                  "tie_word_embeddings": True}  # fmt: skip
 GEMMA2_DEFAULTS = {"num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 8192,
                    "tie_word_embeddings": True, "sliding_window": 4096}  # fmt: skip
 # Llama4TextConfig: head_dim 128, one expert a token, every layer routed, chunks of 8,192
@@ -244,9 +247,8 @@ def _model(config: object, path: str) -> Model:
     if kind not in FAMILIES:
         raise ValueError(f"unsupported model_type {shown(repr(kind), 40)} in {where}; "
                          f"supported: {', '.join(FAMILIES)}")  # fmt: skip
-    defaults = {"gemma2": GEMMA2_DEFAULTS, "gemma3": GEMMA3_DEFAULTS,
-                "gemma3_text": GEMMA3_DEFAULTS,
-                **dict.fromkeys(LLAMA4_TYPES, LLAMA4_DEFAULTS),
+    defaults = {"gemma": GEMMA_DEFAULTS, "gemma2": GEMMA2_DEFAULTS, "gemma3": GEMMA3_DEFAULTS,
+                "gemma3_text": GEMMA3_DEFAULTS, **dict.fromkeys(LLAMA4_TYPES, LLAMA4_DEFAULTS),
                 **dict.fromkeys(HYBRID, QWEN3_NEXT_DEFAULTS),
                 "glm_moe_dsa": GLM_DSA_DEFAULTS}.get(kind, {})  # fmt: skip
     k = _Keys(config, where, kind, defaults)

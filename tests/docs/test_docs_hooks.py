@@ -235,8 +235,7 @@ def test_each_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["plain words", "I* = P_peak / beta; |x| and *stars* [1]_ stay as typed, a_b_",
+    "text", ["plain words", "I* = P_peak / beta; |x| and *stars* [1]_ stay as typed, a_b_",
      "keep ``code_like *this*`` as code", "- not a list", "2. not a list either", "two\n  lines"],
 )  # fmt: skip
 def test_an_escaped_caption_renders_as_the_text_it_came_from(text: str) -> None:

@@ -397,8 +397,7 @@ def test_the_exercise_directive_renders_the_worked_answer_of_every_exercise() ->
     # x 128 x 2 bytes (32 KiB, 4 KiB, 512 B)
     assert [rows for _, rows in tables(tree)] == [[
         ["attention", "I (FLOP/B)", "KV bytes per token and layer"],
-        ["MHA (64 KV heads)", "1", "32.00 KiB"],
-        ["GQA (8 KV heads)", "8", "4.00 KiB"],
+        ["MHA (64 KV heads)", "1", "32.00 KiB"], ["GQA (8 KV heads)", "8", "4.00 KiB"],
         ["MQA (1 KV head)", "64", "512 B"]]]  # fmt: skip
     # the exercises page shows every exercise
     from common.exercises import EXERCISES

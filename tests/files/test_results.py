@@ -197,8 +197,7 @@ IN_THE_CALIBRATION = '"bandwidth_bytes_per_s": 20000000000.0'  # a calibration n
     # the same in a calibration number of a good file (10**400: beyond any float)
     ('"bandwidth_bytes_per_s": 1' + "0" * 400, "corrupt ("),
     ('"bandwidth_bytes_per_s": -1' + "0" * 400, "corrupt ("),
-    ('"bandwidth_bytes_per_s": NaN', "corrupt ("),
-    ('"bandwidth_bytes_per_s": 1e400', "corrupt ("),
+    ('"bandwidth_bytes_per_s": NaN', "corrupt ("), ('"bandwidth_bytes_per_s": 1e400', "corrupt ("),
     # a good file's section that is not an object, or a version of True (not 1)
     *(({s: ["rows"]}, f"corrupt (section {s!r} is list, not an object)")
       for s in ("probe", "batch_sweep", "hierarchy", "attention")),

@@ -153,8 +153,7 @@ def test_footprint_by_hand() -> None:
 
 
 @pytest.mark.parametrize(
-    ("n", "d", "m", "b"),
-    [(64, 16, 1000, BF16), (64, 16, 3000, BF16), (64, 16, 9000, BF16),
+    ("n", "d", "m", "b"), [(64, 16, 1000, BF16), (64, 16, 3000, BF16), (64, 16, 9000, BF16),
      (64, 16, 20_000, BF16),  # K and V fit: Bc = N
      (200, 8, 5000, FP32), (50, 64, 60_000, FP32)],
 )  # fmt: skip
@@ -189,8 +188,7 @@ def test_kv_fitting_whole_gives_the_ideal(n: int, d: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("call", "match"),
-    [(lambda: io.block_sizes(64, 16, 10), "smaller than one row"),
+    ("call", "match"), [(lambda: io.block_sizes(64, 16, 10), "smaller than one row"),
      (lambda: io.block_sizes(64, 16, 0), "on-chip memory")],
 )  # fmt: skip
 def test_bad_input_is_a_one_line_value_error(call: object, match: str) -> None:

@@ -139,6 +139,10 @@ TINY = {
     # (biases left out), one tied embedding 100*64.
     "gpt2": ({"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_size": 100},
              16384 + 32768 + 192 + 6400, None),
+    # gemma (1): head_dim and tying left out are GemmaConfig's 256 and True: attention 3*8192
+    "gemma": ({"model_type": "gemma", "hidden_size": 16, "num_hidden_layers": 1, "vocab_size": 10,
+               "num_attention_heads": 2, "num_key_value_heads": 1, "intermediate_size": 8},
+              24576 + 384 + 48 + 160, None),
     # opt: the same, but ffn_dim left out is OPTConfig's 3,072, not 4 d: MLP 2*64*3072
     "opt": ({"model_type": "opt", "hidden_size": 64, "num_hidden_layers": 1,
              "num_attention_heads": 4, "vocab_size": 100}, 16384 + 393216 + 192 + 6400, None),

@@ -198,10 +198,10 @@ def test_bare_python3_answers_and_refuses_in_one_line(tmp_path) -> None:
     )
     assert bad.stderr == (
         f"common.predict: error: unsupported model_type 'falcon' in {path}; supported: llama, "
-        "mistral, ministral3, qwen2, qwen3, phi3, qwen3_5_text, qwen3_vl_text, gemma2, gemma3, "
-        "gemma3_text, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, deepseek_v32, glm_moe_dsa, "
-        "gpt_oss, glm4_moe, minimax_m2, qwen3_next, qwen3_5_moe_text, qwen3_vl_moe_text, llama4, "
-        "llama4_text, gpt2, opt (see --help)\n"
+        "mistral, ministral3, qwen2, qwen3, phi3, qwen3_5_text, qwen3_vl_text, gemma, gemma2, "
+        "gemma3, gemma3_text, mixtral, qwen2_moe, qwen3_moe, deepseek_v3, deepseek_v32, "
+        "glm_moe_dsa, gpt_oss, glm4_moe, minimax_m2, qwen3_next, qwen3_5_moe_text, "
+        "qwen3_vl_moe_text, llama4, llama4_text, gpt2, opt (see --help)\n"
     )
     # every family answers, well under a second on a quiet machine (loaded CI gets slack)
     for key, published in ALL.items():

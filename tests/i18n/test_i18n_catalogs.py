@@ -101,8 +101,7 @@ def glued_markup(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("text", "glued"),
-    [("先读 :doc:`overview`\\ （其中）", []), ("某个*实现*和", ["个*实现*和"]),
+    ("text", "glued"), [("先读 :doc:`overview`\\ （其中）", []), ("某个*实现*和", ["个*实现*和"]),
      ("先读 :doc:`overview`（其中）", [" :doc:`overview`（"]), ("某个\\ *实现*\\ 和", []),
      ("**带宽受限**，:math:`I < I^{\\ast}`。", [])],
 )  # fmt: skip

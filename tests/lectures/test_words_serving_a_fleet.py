@@ -205,8 +205,7 @@ TIE16 = [cost("D", 0, ((1, 2.0), (16, 0.1))), cost("E", 8, ((1, 3.0), (16, 0.100
     (64, [dataclasses.replace(DENSE, input_usd=0.5), MOE], 2, "not in", "prefill fills"),
     (4, [D4, E4], 1, "in", "D is still cheaper"),  # cheaper at batch 1 and at batch 4
     # batch 64 lies past D's wall (4): no price there, so no prompt-against-output sentence
-    (64, [D4, E4], None, "not in", "A prompt token"),
-    (16, TINY, 0, "starts",
+    (64, [D4, E4], None, "not in", "A prompt token"), (16, TINY, 0, "starts",
      "At batch 1, D costs $0.00000000127 per million output tokens and E $0.000000000524: E "
      "is cheaper."),
     (16, TIE1, 0, "==",

@@ -66,8 +66,7 @@ def test_each_formatter_prints_its_unit_and_digits() -> None:
         (fmt_time(5e-10), "0.50 ns"),  # 0.5 ns prints in ns, as before
         (fmt_time(4e-12), "4.00 ps"),  # 0.004 ns would print 0.00 ns
         (fmt_time(72e-12), "72.0 ps"),  # 0.072 ns would print one digit, 0.07 ns
-        (fmt_time(3e-15), "0.003 ps"),
-        (fmt_time(0.028e-3, unit="ms"), "0.028 ms"),
+        (fmt_time(3e-15), "0.003 ps"), (fmt_time(0.028e-3, unit="ms"), "0.028 ms"),
         (fmt_time(1e-3, unit="µs", digits=1), "1,000.0 µs"),  # grouped as counts are
         (fmt_time(1e-3, unit="us", digits=0), "1,000 us"), (fmt_time(2.5, digits=3), "2.500 s"),
         # the article's three decimals, never zero

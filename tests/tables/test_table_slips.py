@@ -395,8 +395,7 @@ SLIPS = {
 
 @pytest.mark.parametrize("slip", list(SLIPS))
 @pytest.mark.parametrize(
-    ("args", "prog"),
-    [(["lectures/02_roofline_basics.py"], "02_roofline_basics.py"),
+    ("args", "prog"), [(["lectures/02_roofline_basics.py"], "02_roofline_basics.py"),
      (["-m", "common.exercises", "h200-vs-h100"], "common.exercises")],
 )  # fmt: skip
 def test_each_slip_is_one_line_and_status_1(copy: Path, slip: str, args: list, prog: str) -> None:
