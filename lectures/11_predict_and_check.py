@@ -191,10 +191,12 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # ``vllm-eager`` or ``eager``). The forecast is the bound plus the engine terms of
 # ``common/tables/engines.py``:
 #
-# - a GEMM's measured share of the peak at the request's rows, and each projection's share
-#   of the bandwidth at one row, measured at its own shape, both on one GPU's shard under
-#   the request's tensor parallelism (carried to a chip they were not measured on, no
-#   higher than what that chip itself streams);
+# - a GEMM's measured share of the peak at the request's rows, on one GPU's shard under the
+#   request's tensor parallelism, where those rows make it compute-bound;
+# - a weight read's start-up time plus its bytes over a measured bandwidth, t0 + D / beta:
+#   the line through vidur's one-row projections of eight models on 1 to 8 GPUs, every other
+#   kernel's bytes at beta too (carried to a chip it was not measured on, no faster than
+#   what that chip itself streams);
 # - the smallest kernel's time, as a floor under every kernel;
 # - the all-reduce curve of its node or of its engine;
 # - the CPU's scheduling cost per step where the engine leaves the GPU waiting for it, and

@@ -294,13 +294,10 @@ def call_costs(
     one_element_s: float, below_s: float | None, above_s: float | None
 ) -> dict[str, Any]:
     """The call-cost record from t(1), t(500), t(501): t_call and the GIL step t(501) - t(500)."""
-    return {
-        "call_seconds": one_element_s,
-        "gil_seconds": 0.0 if below_s is None or above_s is None else max(0.0, above_s - below_s),
-        "gil_threshold_elements": GIL_RELEASE_ELEMENTS,
-        "below_threshold_seconds": below_s,
-        "above_threshold_seconds": above_s,
-    }
+    gil = 0.0 if below_s is None or above_s is None else max(0.0, above_s - below_s)
+    return {"call_seconds": one_element_s, "gil_seconds": gil,
+            "gil_threshold_elements": GIL_RELEASE_ELEMENTS, "below_threshold_seconds": below_s,
+            "above_threshold_seconds": above_s}  # fmt: skip
 
 
 def merge_call_costs(*records: dict[str, Any]) -> dict[str, Any]:

@@ -255,7 +255,9 @@ class EngineRoofs:
     attention_share: float = 1.0  #: attention's peak / the GEMMs' (16-bit beside FP8 GEMMs)
     kv_l2: float = 0.0  #: L2 B/s decode attention re-reads each KV head from, once per query head
     kv_copies: bool = False  #: the KV heads copied once per query head in HBM (engines.KV_COPIES)
-    role_hbm: tuple[tuple[str, float], ...] = ()  #: (operator, its own HBM share) by GEMM shape
+    #: a weight-reading GEMM's start-up time (s) and its bandwidth's share of the spec's: its
+    #: time t0 + D / (share x beta) for D bytes on one GPU (None: at hbm_share like the rest)
+    gemv: tuple[float, float] | None = None
     curve_link: float | None = None  #: the link B/s the curve was measured over (as shipped)
 
 
@@ -390,7 +392,11 @@ def forecast_terms(
     # GEMM share at the pass's rows and s the measured HBM share
     e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
     shares = spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw)
-    bw = {name: min(1.0, share) * spec.mem_bw for name, share in eng.role_hbm}  # by shape
+    bw = {}  # each weight-reading GEMM at the bandwidth that makes its time t0 + D / beta
+    for op, _ in ledger.counted() if eng.gemv else ():
+        if op.kind == "matmul" and op.weight_bytes:
+            d = op.nbytes / gpus
+            bw[op.name] = d / (eng.gemv[0] + d / (eng.gemv[1] * spec.mem_bw))
     kernels = per_gpu_times(ledger, shares, gpus, None, bw)
     t_kernels = sum(c * t for c, t in kernels)
     if eng.attention_share != 1.0:  # attention in a 16-bit network beside sub-16-bit GEMMs
@@ -565,9 +571,9 @@ def compute_precision(chip: Chip, precision: str) -> str:
 
 
 def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> EngineRoofs:
-    """The measured terms of `engine` on `chip` over g = `gpus` GPUs (``tables.engines``), the
-    GEMM and HBM shares at the largest measured shard degree <= g, each of the datasheet as
-    shipped (an edited figure moves the forecast at the measured share); a term nobody
+    """The measured terms of `engine` on `chip` over g = `gpus` GPUs (``tables.engines``): the
+    GEMM shares at the largest measured shard degree <= g and the line t0 + D / beta of a
+    weight read, each of the datasheet as shipped (an edit moves the forecast); a term nobody
     measured on this chip is left out or falls back to the achievable roof, as `notes` says.
     Beside sub-16-bit GEMMs, attention runs at the 16-bit network's peak (attention_share)."""
     eng = engines.ENGINES[engine]
@@ -575,7 +581,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     spec = spec_roofs(chip, precision)
     act = engine_dtypes(precision, engine).activations  # attention runs in it (FP8_ENGINE_BUILD)
     notes = [] if terms is None or not terms.note else [terms.note]
-    role_hbm: tuple[tuple[str, float], ...] = ()
+    gemv: tuple[float, float] | None = None
     if terms is None:  # the achievable roofs' shares (hw_specs: of the datasheet as shipped)
         ach = achievable_roofs(chip, precision)
         gemm = ((1, ach.peak / spec.peak),)
@@ -600,31 +606,28 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         attention = chip.peak_flops(act) / (scale * spec.peak)
         degree = max(d for d in terms.gemm if d <= max(1, gpus))
         if degree != gpus:
-            notes.append(f"GEMM and HBM shares measured at {degree}-way shards, used at {gpus}")
-
-        def weight_share(k: int, n: int, t: float) -> float:  # one row of a [K, N] shard
-            return roofline.gemm_counts(1, k, n)[1] / (t * home.mem_bw)  # its bytes / time
-
+            notes.append(f"GEMM shares measured at {degree}-way shards, used at {gpus}")
+        t0, beta = (t.value for t in terms.gemv)  # a one-row GEMM: t0 + D / beta
         k, n_g = engines.GEMM_K, engines.GEMM_N // degree
-        gemm = tuple(
-            (m, scale * 2 * m * k * n_g / (t.value * peak_bf16))
-            for m, t in zip(engines.GEMM_ROWS, terms.gemm[degree], strict=True)
-            if m > 1
+        counts = [roofline.gemm_counts(m, k, n_g) for m in engines.GEMM_ROWS]
+        ridge = roofline.ridge_point(peak_bf16, beta)
+        gemm = tuple(  # the rows where the GEMM is compute-bound: F / D past the ridge P / beta
+            (m, scale * f / (t.value * peak_bf16))
+            for m, t, (f, d) in zip(engines.GEMM_ROWS, terms.gemm[degree], counts, strict=True)
+            if roofline.bound_of(roofline.intensity(f, d), ridge) == "compute"
         )
-        hbm = weight_share(k, n_g, terms.gemm[degree][0].value)
-        if chip.key in engines.HBM_SHARE_CALIBRATION:  # the calibrated one-GPU share,
-            # scaled by the measured loss of a g-way shard
-            one = weight_share(k, engines.GEMM_N, terms.gemm[1][0].value)
-            hbm *= engines.HBM_SHARE_CALIBRATION[chip.key].value / one
-        else:  # each other projection at its own shape's measured share, K / g or N / g wide
-            roles = zip(engines.ROLE_SHAPES, terms.one_row[degree], strict=True)
-            role_hbm = tuple((op, weight_share(*engines.shard(k, n, cut, degree), t.value))
-                             for (k, n, cut, ops), t in roles for op in ops)  # fmt: skip
+        hbm = beta / home.mem_bw  # what a kernel streams: weights' beyond t0, the cache, the rest
+        if chip.key in engines.HBM_SHARE_CALIBRATION:  # the calibrated one-GPU share, scaled
+            # by the measured loss of a g-way shard of the gate+up GEMM at one row
+            one, own = (terms.gemm[g][0].value * g for g in (1, degree))
+            hbm = engines.HBM_SHARE_CALIBRATION[chip.key].value * one / own
+        else:
             mine = shipped_chip(chip)  # shares carried from another chip: no faster than it streams
             cap = (mine.achievable_mem_bw or mine.mem_bw) / mine.mem_bw
-            if terms.measured_on != chip.key and max(hbm, *dict(role_hbm).values()) > cap:
-                hbm, role_hbm = min(hbm, cap), tuple((op, min(s, cap)) for op, s in role_hbm)
+            if terms.measured_on != chip.key and hbm > cap:
+                hbm = cap
                 notes.append(f"HBM shares capped at the {chip.name}'s own stream ({cap:.1%})")
+            gemv = (t0, min(1.0, hbm))
         floor = sum(t.value for t in terms.small_kernels) / len(terms.small_kernels)
         curve = terms.allreduce  # the node's NCCL curve, unless the engine has its own kernel:
         if eng.allreduce and gpus > 1 and chip.key not in eng.allreduce_chips:
@@ -647,4 +650,4 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     kv = (l2.value if l2 and per_head else 0.0, eng.kv_reads == engines.KV_COPIES)
     link = None if terms is None or home.link_bw_figure is None else home.link_bw  # the curve's
     return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention,
-                       *kv, role_hbm, link)  # fmt: skip
+                       *kv, gemv, link)  # fmt: skip

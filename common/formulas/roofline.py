@@ -16,12 +16,8 @@ from common.formulas.thresholds import linear_threshold, smallest_integer_reachi
 def time_bounds(flops: float, nbytes: float, peak: float, bw: float) -> dict[str, float | str]:
     """T >= max(F / P_peak, D / beta): returns compute, memory, lower (s) and bound."""
     t_compute, t_memory = flops / peak, nbytes / bw
-    return {
-        "compute": t_compute,
-        "memory": t_memory,
-        "lower": max(t_compute, t_memory),
-        "bound": "compute" if t_compute >= t_memory else "memory",
-    }
+    return {"compute": t_compute, "memory": t_memory, "lower": max(t_compute, t_memory),
+            "bound": "compute" if t_compute >= t_memory else "memory"}  # fmt: skip
 
 
 def lower_bound_time(flops: float, nbytes: float, peak: float, bw: float) -> float:

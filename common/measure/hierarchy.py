@@ -114,12 +114,7 @@ def measure_threads(
             one_s = min(one_s, timed(lambda: add(x, y, z)))
             if threads >= 2:
                 many_s = min(many_s, timed(all_threads))
-    return {
-        "threads": threads,
-        "working_set_bytes": nbytes,
-        "repeats": max(1, repeat),
-        "one_thread_seconds": one_s,
-        "one_thread_bytes_per_s": nbytes / one_s,
-        "all_thread_seconds": many_s if threads >= 2 else None,
-        "all_thread_bytes_per_s": nbytes / many_s if threads >= 2 else None,
-    }
+    return {"threads": threads, "working_set_bytes": nbytes, "repeats": max(1, repeat),
+            "one_thread_seconds": one_s, "one_thread_bytes_per_s": nbytes / one_s,
+            "all_thread_seconds": many_s if threads >= 2 else None,
+            "all_thread_bytes_per_s": nbytes / many_s if threads >= 2 else None}  # fmt: skip

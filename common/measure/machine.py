@@ -64,15 +64,10 @@ def describe() -> dict[str, Any]:
     """A dictionary describing this machine and its numeric stack (for results files)."""
     import numpy as np
 
-    return {
-        "cpu": cpu_model(),
-        "cores": usable_cores(),
-        "system": f"{platform.system()} {platform.machine()}",
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "blas": blas_info(),
-        "blas_env": blas_env(),
-    }
+    return {"cpu": cpu_model(), "cores": usable_cores(),
+            "system": f"{platform.system()} {platform.machine()}",
+            "python": platform.python_version(), "numpy": np.__version__, "blas": blas_info(),
+            "blas_env": blas_env()}  # fmt: skip
 
 
 def fingerprint(desc: dict[str, Any]) -> str:

@@ -250,29 +250,21 @@ class RoofRun:
         one = _matmul_summary(self.one_times, matmul_n, 1)
         reasons = busy_reasons(self.bw_times, self.mm_times, self.load_before, cores)
         return {
-            "bandwidth_bytes_per_s": bw["bytes_per_s"],
-            "matmul_flops_per_s": mm["flops_per_s"],
+            "bandwidth_bytes_per_s": bw["bytes_per_s"], "matmul_flops_per_s": mm["flops_per_s"],
             "ridge_point": ridge_point(mm["flops_per_s"], bw["bytes_per_s"]),
-            "bandwidth_threads": bw["threads"],
-            "matmul_threads": mm["threads"],
+            "bandwidth_threads": bw["threads"], "matmul_threads": mm["threads"],
             "bandwidth_working_set_bytes": bw["working_set_bytes"],
             "bandwidth_samples": bw["samples"],
             "bandwidth_median_bytes_per_s": bw["median_bytes_per_s"],
-            "matmul_n": mm["n"],
-            "matmul_samples": mm["samples"],
+            "matmul_n": mm["n"], "matmul_samples": mm["samples"],
             "matmul_median_flops_per_s": 2.0 * matmul_n**3 / statistics.median(self.mm_times),
             "matmul_one_thread_flops_per_s": one["flops_per_s"],
             "ridge_point_one_thread": ridge_point(one["flops_per_s"], bw["bytes_per_s"]),
-            "llc_bytes": llc,
-            "llc_known": llc_known,
+            "llc_bytes": llc, "llc_known": llc_known,
             "available_memory_bytes": caches.available_memory_bytes(),
-            "load_average_before": self.load_before,
-            "busy": bool(reasons),
-            "busy_reasons": reasons,
-            "bandwidth": bw,
-            "matmul": mm,
-            "quick": self.quick,
-        }
+            "load_average_before": self.load_before, "busy": bool(reasons),
+            "busy_reasons": reasons, "bandwidth": bw, "matmul": mm, "quick": self.quick,
+        }  # fmt: skip
 
 
 def calibrate(

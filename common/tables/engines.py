@@ -1,8 +1,8 @@
 """The engine terms of a forecast, each a published measurement with its source and conditions.
 
 A forecast adds to the roofline bound what an engine measurably pays: per chip generation
-the share of peak a cuBLAS GEMM reaches at M rows, of HBM bandwidth each projection's
-weight-bound GEMM reaches, the smallest kernel's time and the all-reduce curve; per engine
+the share of peak a cuBLAS GEMM reaches at M rows, the start-up time and bandwidth of a
+weight-bound GEMM (t0 + D / beta), the smallest kernel's time and the all-reduce curve; per engine
 class a cost per step and per kernel launch. A figure's ``informs`` names the lecture 11
 cases it came from (calibration; the rest validate). Times are seconds; an unpublished
 figure is absent.
@@ -10,9 +10,12 @@ figure is absent.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from common.tables import measurements as pub
 from common.tables.measurements import CHECKED, MS, VIDUR_A100_SMALL_KERNELS, Term, dgx_curve
@@ -150,6 +153,45 @@ GEMM_K, GEMM_N = 4096, 2 * 11008
 GEMM_ROWS = (1, 64, 128, 256, 512, 1024, 2048, 4096)
 #: The smallest kernels at one token, whose mean time is a GPU floor per kernel.
 SMALL_KERNELS = ("RMSNorm", "residual add", "SiLU x up", "rotary embedding")
+VIDUR_GEMV = (
+    f"{VIDUR}, data/profiling/compute/{{gpu}}/<model>/mlp.csv for every model profiled on it "
+    "(Llama-2 7B and 70B, Meta-Llama-3 8B and 70B on the A100 only, CodeLlama-34B, InternLM-20B, "
+    "Qwen-72B, phi-2): bf16, the first row at num_tokens = 1 of each num_tensor_parallel_workers, "
+    "its four projections' time_stats.<operator>.median (attn_pre_proj, attn_post_proj, "
+    "mlp_up_proj, mlp_down_proj: one GPU's shard), copied to vidur_gemv.csv beside this file; "
+    f"the figure is the least-squares line through (bytes read, time) of all of them; {KV_CHECKED}"
+)
+VIDUR_GEMV_CSV = Path(__file__).with_name("vidur_gemv.csv")  # the source's rows, verbatim
+PROJECTIONS = ("attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj")
+
+
+def gemv_points(gpu: str, path: Path = VIDUR_GEMV_CSV) -> list[tuple[float, float]]:
+    """(bytes, seconds) of each one-row projection vidur timed on `gpu`: [1, K] x [K, N / g]
+    reads 2 (K + K N / g + N / g) bytes in bf16 (QKV: N = (h + 2 h_kv) d / h; output: K = d / g
+    of N = d; gate+up: N = 2 d_ff where gated; down: K = d_ff / g)."""
+    out = []
+    with open(path, newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            if r["gpu"] != gpu:
+                continue
+            h, kv, d, ff, g = (int(r[k]) for k in ("n_head", "n_kv_head", "n_embd",
+                               "n_expanded_embd", "num_tensor_parallel_workers"))  # fmt: skip
+            up = ff * (2 if r["use_gated_mlp"] == "True" else 1)
+            shapes = ((d, (h + 2 * kv) * (d // h) // g), (d // g, d), (d, up // g), (ff // g, d))
+            out += [(2 * (k + k * n + n), float(r[f"{p}_median_ms"]) * MS)
+                    for (k, n), p in zip(shapes, PROJECTIONS, strict=True)]  # fmt: skip
+    return out
+
+
+def gemv_terms(gpu: str) -> tuple[Term, Term]:
+    """A one-row GEMM's start-up time t0 (s) and streaming bandwidth beta (B/s): the least-squares
+    line t = t0 + D / beta through gemv_points(gpu)."""
+    points = gemv_points(gpu)
+    slope, t0 = statistics.linear_regression(*zip(*points, strict=True))
+    src, n = VIDUR_GEMV.format(gpu=gpu), len(points)
+    return (Term(f"one-row GEMM start-up time, {gpu.upper()} ({n} GEMMs)", t0, src),
+            Term(f"one-row GEMM streaming bandwidth, {gpu.upper()} ({n} GEMMs)", 1 / slope,
+                 src))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -157,7 +199,7 @@ class ChipTerms:
     """What one chip generation's kernels measurably reach (None: nobody published it)."""
 
     gemm: Mapping[int, tuple[Term, ...]]  #: TP degree g -> the GEMM's time at each GEMM_ROWS
-    one_row: Mapping[int, tuple[Term, ...]]  #: g -> each ROLE_SHAPES GEMM's time at one row
+    gemv: tuple[Term, Term]  #: gemv_terms: a one-row GEMM's start-up time and bandwidth
     small_kernels: tuple[Term, ...]  #: SMALL_KERNELS' times at one token
     #: g -> (message bytes, seconds) of the node's NCCL all-reduce, rising bytes (None: none)
     allreduce: Mapping[int, tuple[tuple[float, float], ...]] | None
@@ -167,25 +209,17 @@ class ChipTerms:
     l2: Term | None = None  #: L2 bandwidth, B/s (GPU_BENCHES_L2)
 
 
-#: vidur's profile (VIDUR_MLP), ms, by (generation, g): the GEMM on one of g GPUs at GEMM_ROWS,
-#: then at one row the ROLE_SHAPES (its columns attn_pre_proj, attn_post_proj, mlp_down_proj),
+#: vidur's profile (VIDUR_MLP), ms, by (generation, g): the GEMM on one of g GPUs at GEMM_ROWS.
 VIDUR_GEMM_MS = {
-    ("a100", 1): (0.116, 0.116, 0.157, 0.229, 0.402, 0.877, 1.694, 3.3655, 0.065, 0.025, 0.060),
-    ("a100", 2): (0.056, 0.060, 0.105, 0.112, 0.2235, 0.391, 0.803, 1.6015, 0.033, 0.015, 0.032),
-    ("a100", 4): (0.031, 0.033, 0.041, 0.074, 0.126, 0.204, 0.3795, 0.7785, 0.021, 0.009, 0.019),
-    ("a100", 8): (0.020, 0.023, 0.027, 0.038, 0.057, 0.111, 0.201, 0.410, 0.014, 0.006, 0.012),
-    ("h100", 1): (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987, 0.038, 0.016, 0.038),
-    ("h100", 2): (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499, 0.020, 0.009, 0.020),
-    ("h100", 4): (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260, 0.014, 0.006, 0.0115),
-    ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132, 0.007, 0.004, 0.006),
+    ("a100", 1): (0.116, 0.116, 0.157, 0.229, 0.402, 0.877, 1.694, 3.3655),
+    ("a100", 2): (0.056, 0.060, 0.105, 0.112, 0.2235, 0.391, 0.803, 1.6015),
+    ("a100", 4): (0.031, 0.033, 0.041, 0.074, 0.126, 0.204, 0.3795, 0.7785),
+    ("a100", 8): (0.020, 0.023, 0.027, 0.038, 0.057, 0.111, 0.201, 0.410),
+    ("h100", 1): (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987),
+    ("h100", 2): (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499),
+    ("h100", 4): (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
+    ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
 }
-#: Llama-2-7B's fused QKV, output and down projections: [K, N] unsharded, the dimension a
-#: g-way shard splits (0: K, 1: N), and the ledger's operators each one's share stands for.
-ROLE_SHAPES = (
-    (4096, 3 * 4096, 1, ("Q projection", "K projection", "V projection")),
-    (4096, 4096, 0, ("output projection",)),
-    (11008, 4096, 0, ("down projection",)),
-)
 #: and the SMALL_KERNELS at one token, by generation, in seconds: the A100's are the
 #: measurement table's (measurements.VIDUR_A100_SMALL_KERNELS), the H100's from its file.
 VIDUR_SMALL_S = {
@@ -194,36 +228,25 @@ VIDUR_SMALL_S = {
 }
 
 
-def shard(k: int, n: int, cut: int, g: int) -> tuple[int, int]:
-    """One GPU's [K, N] of a weight that g-way tensor parallelism cuts along K (cut 0) or N (1)."""
-    return k // g ** (1 - cut), n // g**cut
-
-
 def _vidur(
     gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str, note: str = "", l2=None
 ) -> ChipTerms:
     """A generation's terms from vidur's profile of it, each a Term with its source."""
     src, k, name = VIDUR_MLP.format(gpu=gpu), GEMM_K, gpu.upper()
-    rows = {g: row for (chip, g), row in VIDUR_GEMM_MS.items() if chip == gpu}
-    n_rows = len(GEMM_ROWS)
     gemm = {
         g: tuple(
             Term(f"gate+up GEMM [{m:,}, {k}] x [{k}, {GEMM_N // g:,}], {name}", ms * MS, src)
-            for m, ms in zip(GEMM_ROWS, row[:n_rows], strict=True)
+            for m, ms in zip(GEMM_ROWS, row, strict=True)
         )
-        for g, row in rows.items()
+        for (chip, g), row in VIDUR_GEMM_MS.items()
+        if chip == gpu
     }
-    one_row = {  # each ROLE_SHAPES GEMM's shard at one row
-        g: tuple(Term(f"{'/'.join(o.split()[0] for o in ops)} projection GEMM [1, {kg:,}] x "
-                      f"[.., {ng:,}], {name}", ms * MS, src)
-                 for (k, n, cut, ops), ms in zip(ROLE_SHAPES, row[n_rows:], strict=True)
-                 for kg, ng in [shard(k, n, cut, g)])
-        for g, row in rows.items()}  # fmt: skip
     small = tuple(
         Term(f"{what}, 1 token, {name}", s, src)
         for what, s in zip(SMALL_KERNELS, VIDUR_SMALL_S[gpu], strict=True)
     )
-    return ChipTerms(gemm, one_row, small, allreduce, allreduce_source, measured_on, note, l2)
+    return ChipTerms(gemm, gemv_terms(gpu), small, allreduce, allreduce_source, measured_on, note,
+                     l2)  # fmt: skip
 
 
 #: All-reduce time against message bytes on one DGX H100, per GPU count (VIDUR_ALLREDUCE_H100):
@@ -401,7 +424,7 @@ NO_OWN_ALLREDUCE = (
 def all_terms() -> list[Term]:
     """Every figure above, once each, for the calibration test and the sources list."""
     chips = [t for c in CHIP_TERMS.values()
-             for ts in (*c.gemm.values(), *c.one_row.values(), c.small_kernels)
+             for ts in (*c.gemm.values(), c.gemv, c.small_kernels)
              for t in ts]  # fmt: skip
     chips += [c.l2 for c in CHIP_TERMS.values() if c.l2]
     engine = [t for e in ENGINES.values() for t in (e.step, e.launch) if t is not None]

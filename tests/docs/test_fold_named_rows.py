@@ -16,12 +16,9 @@ NAMED = (17, 40)  # rows a section's prose might name
 
 def page_html(named: tuple[int, ...], lang: str = "en", columns: int = 6) -> str:
     cells = "".join(f"<th>a long column header {i}</th>" for i in range(columns))
-    body = "".join(
-        ('<tr class="rl-keep">' if r in named else "<tr>")
-        + "".join(f"<td>value {r}.{i} with words</td>" for i in range(columns))
-        + "</tr>"
-        for r in range(ROWS)
-    )
+    body = "".join(('<tr class="rl-keep">' if r in named else "<tr>")
+                   + "".join(f"<td>value {r}.{i} with words</td>" for i in range(columns))
+                   + "</tr>" for r in range(ROWS))  # fmt: skip
     return (
         f'<html lang="{lang}"><body><article><div class="rl-table-scroll"><table class="rl-table">'
         f"<thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table></div></article>"

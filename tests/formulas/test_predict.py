@@ -8,6 +8,7 @@ matrices are 45,097,156,608) and cache sizes from 2 L Hkv dh elements a token.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 
 import pytest
@@ -197,50 +198,55 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
 BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
 
 
-def test_each_projection_reads_its_weights_at_its_own_measured_share_by_hand(monkeypatch) -> None:
-    # vidur's H100 at one row: the output projection [4096, 4096] in 0.016 ms, of 3.35 TB/s;
-    # Q, K and V all take the fused QKV [4096, 12288]'s 0.038 ms; gate and up keep gate+up's
-    row = lambda k, n: 2 * (k + k * n + n)  # noqa: E731 (bf16 bytes of one row through [K, N])
-    own = dict(predict.engine_roofs(get_chip("h100"), "vllm", "bf16").role_hbm)
-    assert own["output projection"] == pytest.approx(row(4096, 4096) / 16e-6 / 3.35e12)
-    qkv = row(4096, 12288) / 38e-6 / 3.35e12
-    assert own["Q projection"] == own["K projection"] == own["V projection"] == pytest.approx(qkv)
-    assert sorted(own) == ["K projection", "Q projection", "V projection", "down projection",
-                           "output projection"]  # fmt: skip
-    # on 2 H100s the QKV shard is [4096, 12288 / 2] (0.020 ms), the output's [4096 / 2, 4096]
-    two = dict(predict.engine_roofs(get_chip("h100"), "vllm", "bf16", 2).role_hbm)
-    assert two["Q projection"] == pytest.approx(row(4096, 6144) / 20e-6 / 3.35e12)
-    assert two["output projection"] == pytest.approx(row(2048, 4096) / 9e-6 / 3.35e12)
-    # on 4 A100 80GB: the down projection's shard [11008 / 4, 4096] in 0.019 ms, of 2.039 TB/s
-    four = dict(predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16", 4).role_hbm)
-    assert four["down projection"] == pytest.approx(row(2752, 4096) / 19e-6 / 2.039e12)
-    # the A100 40GB's share is kipply's, read over all its decode matmuls: one for every shape
-    assert predict.engine_roofs(get_chip("a100"), "trtllm", "bf16").role_hbm == ()
-    # and the forecast reads the output projection's bytes at its own share: 80 layers of
-    # Llama-3-70B's [8192, 8192] at one row, memory-bound, against the same at gate+up's share
-    led = tf.decode_ledger(LLAMA_3_70B, 1, 100)
-    c = get_chip("h100")
-    eng, spec = predict.engine_roofs(c, "trtllm", "bf16"), predict.spec_roofs(c, "bf16")
-    terms = [predict.forecast_terms(led, spec, dataclasses.replace(eng, role_hbm=r), 1)
-             for r in ((), (("output projection", own["output projection"]),))]  # fmt: skip
+def least_squares(gpu: str) -> tuple[float, float]:
+    """(t0, beta) of vidur's one-row projections on `gpu`, by the textbook sums (not statistics)."""
+    pts = []
+    for r in csv.DictReader(engines.VIDUR_GEMV_CSV.read_text(encoding="utf-8").splitlines()):
+        h, kv, d, ff, g = (int(v) for v in list(r.values())[2:8] if v not in ("True", "False"))
+        up = ff * (1 + (r["use_gated_mlp"] == "True"))  # gate and up side by side where gated
+        kn = [(d, (h + 2 * kv) * d // h // g), (d // g, d), (d, up // g), (ff // g, d)]
+        ms = [float(v) * 1e-3 for v in list(r.values())[-4:]] * (r["gpu"] == gpu)
+        pts += [(2 * (k + k * n + n), t) for (k, n), t in zip(kn, ms, strict=False)]
+    n, sx, sy = len(pts), sum(x for x, _ in pts), sum(y for _, y in pts)
+    slope = (n * sum(x * y for x, y in pts) - sx * sy) / (n * sum(x * x for x, _ in pts) - sx * sx)
+    return (sy - slope * sx) / n, 1 / slope
+
+
+def test_a_weight_read_takes_a_start_up_time_plus_its_bytes_over_beta_by_hand(monkeypatch) -> None:
+    # the line through vidur's 84 H100 and 116 A100 one-row projections of 8 models, 1-8 GPUs
+    (t0, beta), (a0, abeta) = least_squares("h100"), least_squares("a100")
+    assert (t0, beta) == pytest.approx((4.36e-6, 3.008e12), rel=1e-3)
+    assert (a0, abeta) == pytest.approx((5.09e-6, 1.642e12), rel=1e-3)
+    h100 = predict.engine_roofs(get_chip("h100"), "vllm", "bf16")
+    assert h100.gemv == pytest.approx((t0, beta / 3.35e12)) and h100.hbm_share == h100.gemv[1]
+    # it predicts vidur's own Llama-2-70B gate+up shard on 4 H100s, [1, 8192] x [8192, 14336]:
+    # 0.081 ms measured, 4.36 us + 235 MB / 3.008 TB/s = 82.5 us
+    assert t0 + 2 * (8192 + 8192 * 14336 + 14336) / beta == pytest.approx(0.081e-3, rel=0.02)
+    # the forecast: with t0 each of Llama-3-70B's 80 x 7 projections and its LM head at batch 1
+    # (all memory-bound) takes t0 longer than at the same bandwidth with no start-up time
+    led, c = tf.decode_ledger(LLAMA_3_70B, 1, 100), get_chip("h100")
+    terms = [predict.forecast_terms(led, predict.spec_roofs(c, "bf16"), dataclasses.replace(
+             h100, gemv=g), 1)
+             for g in ((0.0, h100.hbm_share), h100.gemv)]  # fmt: skip
     gap = terms[1]["measured GEMM and HBM shares"] - terms[0]["measured GEMM and HBM shares"]
-    o_bytes = 80 * row(8192, 8192)
-    per_byte = 1 / (own["output projection"] * 3.35e12) - 1 / (eng.hbm_share * 3.35e12)
-    assert gap == pytest.approx(o_bytes * per_byte) and gap > 0
-    # a datasheet edited below what vidur measured (1 TB/s) keeps every share, each taken
-    # against the datasheet as shipped: the edit slows every projection's read alike
+    assert gap == pytest.approx((80 * 7 + 1) * t0)
+    # the A100 40GB's share is kipply's, over all its decode matmuls: no start-up time
+    assert predict.engine_roofs(get_chip("a100"), "trtllm", "bf16").gemv is None
+    # a datasheet edited below what vidur measured (1 TB/s) keeps the share, taken against
+    # the datasheet as shipped: the edit slows every read alike
     slow = dataclasses.replace(c, mem_bw_figure=dataclasses.replace(c.mem_bw_figure, value=1e12))
     monkeypatch.setitem(hw_specs.CHIPS, "h100", slow)
-    assert predict.engine_roofs(slow, "trtllm", "bf16") == eng
+    assert predict.engine_roofs(slow, "trtllm", "bf16") == predict.engine_roofs(c, "trtllm", "bf16")
 
 
 def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     h100 = predict.engine_roofs(get_chip("h100"), "vllm", "bf16")
     # vidur's H100 gate+up GEMM: 2 x 4096 x 4096 x 22016 FLOP in 0.987 ms at 4,096 rows,
-    # of 989 TFLOP/s; 180.4 MB at one row in 0.064 ms, of 3.35 TB/s
+    # of 989 TFLOP/s; its rows from 512 on, where F / D (445.9 FLOP/B) passes the ridge
+    # 989 TFLOP/s / 3.008 TB/s = 328.8 (256 rows: 238.3)
     assert h100.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 22016 / 0.987e-3 / 989e12))
-    weights = 2 * (4096 + 4096 * 22016 + 22016)
-    assert h100.hbm_share == pytest.approx(weights / 0.064e-3 / 3.35e12)
+    assert h100.gemm[0] == (512, pytest.approx(2 * 512 * 4096 * 22016 / 0.134e-3 / 989e12))
+    assert h100.hbm_share == pytest.approx(3.008e12 / 3.35e12, rel=1e-3)
     assert h100.floor == pytest.approx((4 + 1 + 6 + 4) / 4 * 1e-6) and h100.step == 4e-3 / 8
     assert h100.curve[8][0] == (16384, 33e-6)
     fp8 = predict.engine_roofs(get_chip("h100"), "vllm", "fp8")
@@ -248,14 +254,15 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     scale = (1402.6 / 1979) / (794.5 / 989)
     assert fp8.gemm[-1][1] == pytest.approx(h100.gemm[-1][1] * scale)
     h200 = predict.engine_roofs(get_chip("h200"), "trtllm", "bf16")
-    # the H100's shares capped at the H200's stream, 3,759 of 4,800 GB/s, on 1 GPU (0.84), not 4
-    assert h200.hbm_share == 3759 / 4800 and max(dict(h200.role_hbm).values()) == 3759 / 4800
+    # the H100's 0.898 capped at the H200's stream, 3,759 of 4,800 GB/s, at any GPU count
+    assert h200.hbm_share == h200.gemv[1] == 3759 / 4800 and h200.gemv[0] == h100.gemv[0]
     four = [predict.engine_roofs(get_chip(c), "trtllm", "bf16", 4) for c in ("h100", "h200")]
-    assert four[0].hbm_share == four[1].hbm_share < 3759 / 4800 and h200.step == 0.0
+    assert four[0].hbm_share == h100.hbm_share and four[1].hbm_share == 3759 / 4800
+    assert h200.step == 0.0
     assert "HBM shares capped at the H200's own stream (78.3%)" in h200.notes
-    # on its own chip a share stays as measured: the A100 80GB's 2-way 90.2 MB in 0.056 ms
+    # on its own chip the share stays as fitted, at any GPU count: the A100's 1.642 TB/s
     a100 = predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16", 2)
-    assert a100.hbm_share == pytest.approx(2 * (4096 + 4096 * 11008 + 11008) / 0.056e-3 / 2.039e12)
+    assert a100.hbm_share == pytest.approx(1.642e12 / 2.039e12, rel=1e-3)
     assert any("H100" in note for note in h200.notes)
     # eager modules: gpt-fast's 25.5 tok/s eager against 104.9 compiled, over 483 kernels a
     # step; vLLM's model code without CUDA graphs: PR #1440's 1.2 s against 1.05 s over 100 steps
@@ -264,30 +271,23 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     old = predict.engine_roofs(get_chip("a100-80gb"), "vllm-eager", "bf16")
     assert old.launch == pytest.approx((1.2 - 1.05) / 100 / 483)
     a100 = predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16")
-    assert a100.gemm[2] == (256, pytest.approx(2 * 256 * 4096 * 22016 / 0.229e-3 / 312e12))
-    # the knee rows: 64 rows still at the one-row time (0.116 ms), 128 rows past it (0.157 ms)
-    assert a100.gemm[0] == (64, pytest.approx(2 * 64 * 4096 * 22016 / 0.116e-3 / 312e12))
-    assert a100.gemm[1] == (128, pytest.approx(2 * 128 * 4096 * 22016 / 0.157e-3 / 312e12))
+    # its rows from 256 on (5 of 8): F / D = 238.3 FLOP/B past the ridge 312 / 1.642 = 190.0;
+    # 128 rows (123.4) and 64 are the weights' read, not the matmul's pace
+    assert len(a100.gemm) == 5
+    assert a100.gemm[0] == (256, pytest.approx(2 * 256 * 4096 * 22016 / 0.229e-3 / 312e12))
     a100, h100 = get_chip("a100-80gb"), get_chip("h100")
-    # vidur, num_tensor_parallel_workers = 8: [1, 4096] x [4096, 2752] in 0.020 ms on an A100
-    # 80GB (2.039 TB/s), 0.012 ms on an H100 (3.35 TB/s); [4096, 4096] x [4096, 2752] in
-    # 0.410 ms and 0.132 ms
-    shard = 2 * (4096 + 4096 * 2752 + 2752)
+    # vidur, num_tensor_parallel_workers = 8: [4096, 4096] x [4096, 2752] in 0.410 ms on an
+    # A100 80GB, 0.132 ms on an H100
     a8, h8 = (predict.engine_roofs(c, "trtllm", "bf16", 8) for c in (a100, h100))
-    assert a8.hbm_share == pytest.approx(shard / 0.020e-3 / 2.039e12)  # 0.553
-    assert h8.hbm_share == pytest.approx(shard / 0.012e-3 / 3.35e12)  # 0.561
     assert a8.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 2752 / 0.410e-3 / 312e12))
     assert h8.gemm[-1] == (4096, pytest.approx(2 * 4096 * 4096 * 2752 / 0.132e-3 / 989e12))
-    # at 4 GPUs: 0.031 ms on the A100 for [1, 4096] x [4096, 5504]
-    a4 = predict.engine_roofs(a100, "trtllm", "bf16", 4)
-    assert a4.hbm_share == pytest.approx(2 * (4096 + 4096 * 5504 + 5504) / 0.031e-3 / 2.039e12)
     # 16 GPUs: none measured, the 8-way shard stands in and the notes say so
     a16 = predict.engine_roofs(a100, "trtllm", "bf16", 16)
-    assert a16.hbm_share == a8.hbm_share and any("8-way" in n for n in a16.notes)
-    # the A100 40GB: kipply's 0.90 on one GPU, times the measured 8-way loss
-    one = 2 * (4096 + 4096 * 22016 + 22016) / 0.116e-3
+    assert a16.gemm == a8.gemm and any("8-way" in n for n in a16.notes)
+    # the A100 40GB: kipply's 0.90 on one GPU, times the 8-way loss of the one-row gate+up
+    # GEMM: 0.116 ms on one GPU against 0.020 ms for an eighth
     forty = predict.engine_roofs(get_chip("a100"), "trtllm", "bf16", 8)
-    assert forty.hbm_share == pytest.approx(0.90 * (shard / 0.020e-3) / one)
+    assert forty.hbm_share == pytest.approx(0.90 * 0.116 / (8 * 0.020))
     eng = predict.engine_roofs(get_chip("b200"), "vllm", "bf16")
     assert eng.gemm == ((1, pytest.approx(1745 / 2250)),)
 
@@ -580,8 +580,9 @@ def test_speculation_with_a_draft_head_by_hand(new_tokens) -> None:
 
 def test_an_edit_moves_its_own_chips_forecast_not_its_borrowers(monkeypatch) -> None:
     # Measured shares and curves are of the datasheet as shipped (the H200 borrows the H100's):
-    # the H100's bandwidth and link x10 run its memory-bound decode kernels 10 x faster, keep
-    # the curve's excess over ring bytes (prefill, 4 GPUs) and leave the H200 alone; the B200's
+    # the H100's bandwidth and link x10 run its memory-bound decode kernels 10 x faster but for
+    # the 32 x 7 + 1 weight reads' start-up time t0, keep the curve's excess over ring bytes
+    # (prefill, 4 GPUs) and leave the H200 alone; the B200's
     # peak x2 keeps the MAMF table's share of it, 1,745 of 2,250 TFLOP/s as shipped.
     dt = predict.engine_dtypes("bf16", "vllm")
     req = Request(model=get_model("llama-3-8b"), batch=1, prompt=512, new_tokens=8, dtypes=dt)
@@ -601,5 +602,7 @@ def test_an_edit_moves_its_own_chips_forecast_not_its_borrowers(monkeypatch) -> 
     x2 = {**peaks, "bf16": dataclasses.replace(peaks["bf16"], value=4.5e15)}
     monkeypatch.setitem(hw_specs.CHIPS, "h100", dataclasses.replace(H100, **x10))
     monkeypatch.setitem(hw_specs.CHIPS, "b200", dataclasses.replace(b200, peak_flops_table=x2))
-    assert before[2] > 0 and seen() == (pytest.approx(before[0] / 10, 1e-3), *before[1:])
+    fixed = 225 * predict.engine_roofs(H100, "vllm", "bf16").gemv[0]
+    assert before[2] > 0 and seen() == (pytest.approx((before[0] - fixed) / 10 + fixed, 1e-3),
+                                        *before[1:])  # fmt: skip
     assert predict.engine_roofs(get_chip("b200"), "vllm", "bf16").gemm[0][1] == 1745 / 2250

@@ -1,6 +1,7 @@
 """``python3 -m common.predict``: its JSON against hand arithmetic, and bad configs in one line.
-Two tiny configs (one layer, width 64) keep every operator far below the A100's ridge and its
-kernel floor: each moves its bytes, counted here, at vidur's 1,555 GB/s."""
+Two tiny configs (one layer, width 64) keep every operator far below the A100's ridge: each
+moves its bytes, counted here, at vidur's 1,642 GB/s, a weight read after a start-up time
+of 5.09 us, every other kernel at the floor."""
 
 from __future__ import annotations
 
@@ -21,11 +22,8 @@ from common.hw_specs import CHIPS, get_chip
 from common.tables import configs as cmd_configs
 
 REPO = Path(__file__).resolve().parents[2]
-BW = 2 * (4096 + 4096 * 22016 + 22016) / 0.116e-3  # vidur's A100 GEMM at one row: 1,555 GB/s
-# and its QKV, output and down projections at one row: 0.065, 0.025 and 0.060 ms
-BW_QKV = 2 * (4096 + 4096 * 12288 + 12288) / 0.065e-3
-BW_O = 2 * (4096 + 4096 * 4096 + 4096) / 0.025e-3
-BW_DOWN = 2 * (11008 + 11008 * 4096 + 4096) / 0.060e-3
+# the lines through vidur's 116 A100 and 84 H100 one-row projections (test_predict.least_squares)
+T0, BW, T0_H100, BW_H100 = 5.094551e-6, 1.6422401e12, 4.362367e-6, 3.0079617e12
 SPEC_BW = 2.039e12  # the A100 80GB's datasheet HBM bandwidth
 FLOOR = (5 + 2 + 7 + 5) / 4 * 1e-6  # vidur's four smallest kernels at one token, mean
 AR_SMALL = 46e-6  # the 2-GPU DGX A100 NCCL curve below its first point (16 KiB): 2 steps
@@ -40,6 +38,9 @@ GPT2 = {"model_type": "gpt2", "n_embd": 64, "n_layer": 1, "n_head": 4, "vocab_si
 # SiLU x up 3*128*2; down 2(128 + 8192 + 64); embedding 64*2 + 64*2; LM head 2(64 + 6400 + 100).
 DECODE_BYTES = (384 + 8448 + 2 * 4288 + 2 * 448 + 8448 + 384 + 384 + 2 * 16768 + 768 + 16768
                 + 384 + 256 + 384 + 13128)  # fmt: skip
+# The 8 weight reads of the decode step (Q, K, V, output, gate, up, down, LM head: 88,904 B) take
+# t0 each above their bytes; the 10 other kernels of the 18 sit below the floor
+STEP = 8 * T0 + 88904 / BW + 10 * FLOOR
 # Prefill of 4 tokens: norms 4*64*2*2 + 128; Q 2(256 + 4096 + 256); K, V 2(256 + 2048 + 128);
 # scores, P V 4*64*2 + 4*32*2; adds 3*4*64*2; gate, up, down 2(.. + 8192 + ..); SiLU 3*4*128*2;
 # embedding 4*64*2*2; final norm (last token) 384; LM head (last token) 13128.
@@ -62,56 +63,57 @@ def test_llama_config_one_gpu_bound_is_bytes_over_the_datasheet(tmp_path, capsys
     assert got["bound_prefill_s"] == pytest.approx(PREFILL_BYTES / SPEC_BW, rel=1e-4)
     assert got["bound_total_s"] == pytest.approx((DECODE_BYTES + PREFILL_BYTES) / SPEC_BW)
     step = got["terms"]["decode_step"]
-    # the kernels at vidur's measured HBM shares: Q, K, V (8448 + 2 x 4288 B) at the QKV
-    # projection's, the output (8448 B) and down (16768 B) at theirs, the rest at 1,555 GB/s
-    own = (8448 + 2 * 4288) / BW_QKV + 8448 / BW_O + 16768 / BW_DOWN
-    rest = (DECODE_BYTES - 8448 - 2 * 4288 - 8448 - 16768) / BW
+    # every byte at 1,642 GB/s, and each of the 8 weight reads of 88,904 B (as STEP) t0 more
     shares = step["bound (spec roofs)"] + step["measured GEMM and HBM shares"]
-    assert shares == pytest.approx(own + rest, rel=1e-4)
+    assert shares == pytest.approx(8 * T0 + DECODE_BYTES / BW, rel=1e-4)
     assert step["all-reduce beyond ring bytes"] == 0.0 and step["fixed cost per step"] == 0.0
-    # every kernel sits below the floor: 15 a layer and 3 once, each takes the floor
-    assert got["decode_step_s"] == pytest.approx(18 * FLOOR)
+    # the 10 other kernels of the 18 (15 a layer and 3 once) sit below the floor and take it
+    assert got["decode_step_s"] == pytest.approx(STEP, rel=1e-4)
     assert got["decode_step_s"] >= got["bound_decode_step_s"]
     flags = ("--gpus", "2", "--prompt", "4", "--new-tokens", "3", "--engine", "trtllm-mmha")
     got = run_json(tmp_path, GPT2, *flags, capsys=capsys)
     step = got["terms"]["decode_step"]
     ring = 2 * (2 - 1) / 2 * 128 / 300e9  # one all-reduce's ring bytes over NVLink 3
     assert step["all-reduce beyond ring bytes"] == pytest.approx(2 * (AR_SMALL - ring))
-    assert got["decode_step_s"] == pytest.approx(17 * FLOOR + 2 * AR_SMALL)
-    assert got["prefill_s"] == pytest.approx(17 * FLOOR + 2 * AR_SMALL)
-    assert got["total_s"] == pytest.approx(3 * (17 * FLOOR + 2 * AR_SMALL))
+    # 7 weight reads (Q, K, V, output, up, down, LM head: 56,868 B on each of the 2 GPUs)
+    assert got["decode_step_s"] == pytest.approx(7 * T0 + 56868 / BW + 10 * FLOOR + 2 * AR_SMALL)
+    # and at 4 prompt tokens 60,324 B (Q, K, V, output 4,608 each; up, down 17,664; LM head 6,564)
+    assert got["prefill_s"] == pytest.approx(7 * T0 + 60324 / BW + 10 * FLOOR + 2 * AR_SMALL)
+    assert got["total_s"] == pytest.approx(21 * T0 + (60324 + 2 * 56868) / BW + 30 * FLOOR
+                                           + 6 * AR_SMALL)  # fmt: skip
     assert got["gpus"] == 2 and got["allreduce"] == "measured curve"
     base = ("--prompt", "4", "--new-tokens", "2")
     # vLLM: 4 ms of GPU bubble once per 8 steps (its RFC #6854); eager modules: 1 / 25.5 s less
     # 1 / 104.9 s a step over 483 kernels (gpt-fast eager and compiled), for each of the 18
     # kernels of a step; vLLM's code without graphs: 0.15 s over 100 steps of 483 (PR #1440)
     vllm = run_json(tmp_path, LLAMA, *base, "--engine", "vllm", capsys=capsys)
-    assert vllm["decode_step_s"] == pytest.approx(18 * FLOOR + 4e-3 / 8)
+    assert vllm["decode_step_s"] == pytest.approx(STEP + 4e-3 / 8)
     sglang = run_json(tmp_path, LLAMA, *base, "--engine", "sglang", capsys=capsys)  # overlapped
-    assert sglang["decode_step_s"] == pytest.approx(18 * FLOOR)
+    assert sglang["decode_step_s"] == pytest.approx(STEP)
     eager = run_json(tmp_path, LLAMA, *base, "--engine", "eager", capsys=capsys)
     # and repeat_kv's copies: g = 4 / 2 = 2; K and V (5 x 32 x 2 = 320 B each) read once,
     # written twice, read twice by attention instead of once: 2 g x 640 = 2,560 B more
     copies = 2560 / BW
     assert eager["terms"]["decode_step"]["KV re-read per query head"] == pytest.approx(copies)
     launch = (1 / 25.5 - 1 / 104.9) / 483
-    assert eager["decode_step_s"] == pytest.approx(18 * FLOOR + 18 * launch + copies)
+    assert eager["decode_step_s"] == pytest.approx(STEP + 18 * launch + copies)
     # vLLM before multi-step scheduling: the 4 ms bubble every step; before CUDA graphs too:
     # the launches as well
     single = run_json(tmp_path, LLAMA, *base, "--engine", "vllm-single-step", capsys=capsys)
-    assert single["decode_step_s"] == pytest.approx(18 * FLOOR + 4e-3)
+    assert single["decode_step_s"] == pytest.approx(STEP + 4e-3)
     # from v0.4.3, FlashAttention decodes: each KV head read once for its group, no re-read term
     flash = run_json(tmp_path, LLAMA, *base, "--engine", "vllm-single-step-flash", capsys=capsys)
     assert flash["decode_step_s"] == pytest.approx(single["decode_step_s"])
     assert [KV_TERM in p["terms"]["decode_step"] for p in (single, flash)] == [True, False]
     old = run_json(tmp_path, LLAMA, *base, "--engine", "vllm-eager", capsys=capsys)
-    assert old["decode_step_s"] == pytest.approx(18 * FLOOR + 18 * 0.15 / 100 / 483 + 4e-3)
+    assert old["decode_step_s"] == pytest.approx(STEP + 18 * 0.15 / 100 / 483 + 4e-3)
     flags = ("--chip", "h100", "--gpus", "2", "--prompt", "4", "--new-tokens", "2")
     # vidur's H100 kernels: (4 + 1 + 6 + 4) / 4 us; its DGX H100 curve (NCCL, as TensorRT-LLM
     # before v0.8 runs it): 31 us below 16 KiB; TensorRT-LLM's own kernel: 3.7 us below 2 KiB
     for engine, us in (("trtllm-mmha", 31e-6), ("trtllm", 3.7e-6)):
         got = run_json(tmp_path, GPT2, *flags, "--engine", engine, capsys=capsys)
-        assert got["decode_step_s"] == pytest.approx(17 * 3.75e-6 + 2 * us)
+        step = 7 * T0_H100 + 56868 / BW_H100 + 10 * 3.75e-6
+        assert got["decode_step_s"] == pytest.approx(step + 2 * us)
         beyond = got["terms"]["decode_step"]["all-reduce beyond ring bytes"]
         assert beyond == pytest.approx(2 * (us - 128 / 450e9))
     int4 = run_json(tmp_path, LLAMA, *flags, "--precision", "int4", capsys=capsys)["left_out"]

@@ -1,5 +1,6 @@
 """``python3 -m common.predict --ep / --speculate`` against hand arithmetic (the tiny configs of
-test_predict_command: each kernel costs the A100's floor, no step or launch cost with trtllm),
+test_predict_command: each weight read t0 + D / beta, every other kernel the A100's floor, no
+step or launch cost with trtllm),
 and every combination the command cannot serve refused in one line (exit 2)."""
 
 from __future__ import annotations
@@ -11,11 +12,14 @@ from pathlib import Path
 import pytest
 
 from common import predict as cmd
-from tests.formulas.test_predict_command import FLOOR, GPT2, LLAMA, refused
+from tests.formulas.test_predict_command import BW, FLOOR, GPT2, LLAMA, STEP, T0, refused
 
 MIXTRAL = {**LLAMA, "model_type": "mixtral", "num_local_experts": 4, "num_experts_per_tok": 2}
 LATENCY = 77e-6 - 41.3952e-6  # DeepEP's EP-8 dispatch less 6,623,232 B over 160 GB/s
 NVLINK_A100 = 300e9  # the A100 80GB's link roof (NVLink 3, one direction)
+# the tiny Llama's prefill of 4 tokens and verify pass of 3: 8 weight reads of 95,048 and
+# 93,656 B (Q, output 8,960; K, V 4,672; gate, up, down 17,536; LM head 13,784), 10 floors
+PRE, VERIFY = (8 * T0 + b / BW + 10 * FLOOR for b in (95048, 93656))
 
 
 def run(tmp_path: Path, capsys, config: dict, *flags: str, draft: dict | None = None) -> dict:
@@ -48,30 +52,31 @@ def test_ep_dispatch_and_combine_per_decode_step(tmp_path, capsys) -> None:
     flags = ("--prompt", "4", "--new-tokens", "8", "--speculate", "2", "--acceptance", "0.5")
     got = run(tmp_path, capsys, LLAMA, *flags)
     sp = got["speculation"]
-    # E = (1 - 0.5^3) / 0.5 = 1.75; one layer: a draft token costs the whole decode step
-    # (18 kernels at the floor), the verify pass of 3 tokens too; 7 tokens after the prefill
-    # take 7 / 1.75 = 4 steps of 2 draft tokens and one verify: 4 x 54 + 18 floors
+    # E = (1 - 0.5^3) / 0.5 = 1.75; one layer: a draft token costs the whole decode step;
+    # 7 tokens after the prefill take 7 / 1.75 = 4 steps of 2 draft tokens and one verify
     assert sp["tokens_per_verify_step"] == pytest.approx(1.75)
-    assert sp["verify_step_s"] == pytest.approx(18 * FLOOR)
-    assert sp["draft_step_s"] == pytest.approx(18 * FLOOR)
-    assert sp["total_s"] == pytest.approx(234 * FLOOR)
-    assert sp["decode_speedup"] == pytest.approx(7 * 18 / (4 * 54))
+    assert (sp["verify_step_s"], sp["draft_step_s"]) == pytest.approx((VERIFY, STEP))
+    assert sp["total_s"] == pytest.approx(PRE + 4 * (2 * STEP + VERIFY))
+    assert sp["decode_speedup"] == pytest.approx(7 * STEP / (4 * (2 * STEP + VERIFY)))
     assert "EAGLE" in sp["draft"]
-    assert got["tokens_per_s_per_gpu"] == pytest.approx(8 / (234 * FLOOR))
+    assert got["tokens_per_s_per_gpu"] == pytest.approx(8 / sp["total_s"])
     # at a = 1, K = 20: E would be 21, but only 7 tokens are left: one verify step of 20
-    # draft tokens (20 x 18 floors) and one verify (18), never a fraction of a step
+    # draft tokens and one verify over 21 (136,424 B), never a fraction of a step
     flags = ("--prompt", "4", "--new-tokens", "8", "--speculate", "20", "--acceptance", "1")
     sp = run(tmp_path, capsys, LLAMA, *flags)["speculation"]
+    verify = 8 * T0 + 136424 / BW + 10 * FLOOR
     assert sp["tokens_per_verify_step"] == 7
-    assert sp["total_s"] == pytest.approx((18 + 20 * 18 + 18) * FLOOR)
-    assert sp["decode_speedup"] == pytest.approx(7 * 18 / (21 * 18))
+    assert sp["total_s"] == pytest.approx(PRE + 20 * STEP + verify)
+    assert sp["decode_speedup"] == pytest.approx(7 * STEP / (20 * STEP + verify))
     flags = ("--prompt", "4", "--new-tokens", "8", "--speculate", "2", "--acceptance", "0.5")
     got = run(tmp_path, capsys, LLAMA, *flags, draft=GPT2)
     sp = got["speculation"]
-    # the GPT-2 draft: 17 kernels a pass (prefill and decode), all at the floor
-    assert sp["draft_prefill_s"] == pytest.approx(17 * FLOOR)
-    assert sp["draft_step_s"] == pytest.approx(17 * FLOOR)
-    assert sp["total_s"] == pytest.approx((18 + 17 + 4 * (2 * 17 + 18)) * FLOOR)
+    # the GPT-2 draft: 7 weight reads a pass (120,648 B at 4 tokens, 113,736 at one) and 10
+    # kernels at the floor
+    draft_pre, draft = (7 * T0 + b / BW + 10 * FLOOR for b in (120648, 113736))
+    assert sp["draft_prefill_s"] == pytest.approx(draft_pre)
+    assert sp["draft_step_s"] == pytest.approx(draft)
+    assert sp["total_s"] == pytest.approx(PRE + draft_pre + 4 * (2 * draft + VERIFY))
 
 
 @pytest.mark.parametrize(("config", "flags", "said"), [
@@ -162,16 +167,16 @@ def test_the_table_output_of_speculation_and_expert_parallelism(tmp_path, capsys
     assert cmd.main(["--config", str(tmp_path / "llama.json"), "--engine", "trtllm", *flags]) == 0
     lines = capsys.readouterr().out.splitlines()
 
-    # test_speculation_with_a_draft_head's figures: 18-floor draft and verify, 234 in all,
-    # 7 x 18 / (4 x 54) = 0.58 x the decode speed; times in ms to 3 places
+    # test_ep_dispatch_and_combine_per_decode_step's figures: draft STEP, verify 8 t0 + 93,656 B
+    # / beta + 10 floors, the prefill and 4 steps of both; 7 STEP / (4 (2 STEP + verify)) =
+    # 0.58 x the decode speed; times in ms to 3 places
     spoken = re.compile(
         r"speculation: 2 draft tokens a step at acceptance 0\.5: 1\.75 tokens per verify step; "
         r"draft (\S+) ms a token, verify (\S+) ms; request (\S+) ms, decode 0\.58 x as fast$"
     )
     (said,) = [m for m in map(spoken.match, lines) if m]
-    floors = [18, 18, 234]
-    assert [float(x) for x in said.groups()] == pytest.approx(
-        [n * FLOOR * 1e3 for n in floors], abs=6e-4)  # fmt: skip
+    seconds = [STEP, VERIFY, PRE + 4 * (2 * STEP + VERIFY)]
+    assert [float(x) for x in said.groups()] == pytest.approx([s * 1e3 for s in seconds], abs=6e-4)
     assert any(line.startswith("draft: a draft head of one decoder layer") for line in lines)
     head = next(i for i, line in enumerate(lines) if line.startswith("term "))
     assert lines[head].split() == ["term", "prefill", "decode", "step", "(mean)"]

@@ -158,11 +158,13 @@ def test_published_requests_sections_and_sources(out) -> None:
         errs = sorted(abs(float(r[7].strip("%"))) for r in rows if r[2] == role)
         n = len(errs)
         median = (errs[(n - 1) // 2] + errs[n // 2]) / 2
-        within = sum(e <= 20 for e in errs)
         said = f"{role.capitalize()} ({n} cases): the forecast's median absolute error is "
         assert said in flat
         assert float(flat.split(said)[1].split("%")[0]) == pytest.approx(median, abs=0.11)
-        assert f"{within} of the {n} within 20%" in flat or f"all {n} within 20%" in flat
+        # a case shown as 20.0% may be 20.04%: the count lies between the two readings
+        count = flat.split(said)[1].split(" within 20%")[0].split(", ")[-1]
+        within = n if count == f"all {n}" else int(count.removesuffix(f" of the {n}"))
+        assert sum(e < 20 for e in errs) <= within <= sum(e <= 20 for e in errs)
     for heading in ("two sets of roofs", "Where the time goes", "bf16 matmul on", "Utilisation"):
         assert heading in out
     assert "kipply" in out and "microsoft/vidur" in out

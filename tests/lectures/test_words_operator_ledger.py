@@ -190,9 +190,7 @@ def test_speedups_by_hand() -> None:
 def test_attention_by_hand() -> None:
     text = prose(page.attention(Ledger(R, 2, (NAIVE, IDEAL))))
     # bytes 1e8 / 1.5e9: 1/15 as much; intensity 1000 / 66.7 = x15.0; time 1.5 / 1.0 = x1.5
-    says(
-        text,
-        "FLOPs | 100.00 GFLOP | 100.00 GFLOP | x1.000",
+    says(text, "FLOPs | 100.00 GFLOP | 100.00 GFLOP | x1.000",
         "bytes | 1.50 GB | 100.00 MB | 1/15 as much",
         "intensity (FLOP/B) | 66.7 | 1000.0 | x15.0",
         "roofline time | 1.500 ms | 1.000 ms | x1.5 faster",
@@ -202,7 +200,7 @@ def test_attention_by_hand() -> None:
         "The time bound falls from 1.500 ms to 1.000 ms (x1.5 faster). The whole gain comes "
         "from moving fewer bytes, not from computing less. The bytes fall to 1/15 but the time "
         "only to 1/1.5: the ideal kernel is compute-bound, so the compute roof caps the gain.",
-    )
+    )  # fmt: skip
     rows = table(page.attention(Ledger(R, 2, (NAIVE, IDEAL)))).rows
     assert next(r for r in rows if r[0] == "bound") == ["bound", "memory", "compute", ""]
     # 2e11 FLOP over 4e9 bytes = 50.0 FLOP/B against the naive 1e11 / 1.5e9 = 66.7

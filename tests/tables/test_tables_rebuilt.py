@@ -120,12 +120,11 @@ def test_the_tables_rebuilt_hold_the_published_figures() -> None:
     for source in (measurements.VIDUR_MLP_A100, measurements.VIDUR_ALLREDUCE_DGX):
         assert source in listed
     assert listed[-5:] == [
-        measurements.GPT_20B.config_source,
-        measurements.LLAMA_2_70B.config_source,
+        measurements.GPT_20B.config_source, measurements.LLAMA_2_70B.config_source,
         measurements.LLAMA_2_13B.config_source,
         measurements.TRTLLM_DLI,  # lecture 11's bulk check and its one model not listed above
         measurements.MISTRAL_7B.config_source,
-    ]
+    ]  # fmt: skip
     # every serving engine's page is listed too, after the course's first sources
     for source in (measurements.VLLM_CI_H100, measurements.LMDEPLOY_A100, measurements.NIM_70B):
         assert listed.index(source) > listed.index(measurements.TRT_LLM_V061_H100)
