@@ -222,8 +222,9 @@ def predict_request(args: Any) -> dict[str, Any]:
         "bound_achievable_total_s": request_bound(req, ach, net),
         "terms": {"prefill": f.prefill, "decode_step": f.decode_step},
         "measured_roofs": list(ach.measured),
-        "allreduce": "none (attention data-parallel)" if args.ep else "measured curve"
-        if tp in (eng.curve or {}) else "ring bytes over the link roof, no latency",
+        "allreduce": "none (attention data-parallel)" if args.ep else "none (one GPU)" if tp == 1
+        else "measured curve" if tp in (eng.curve or {})
+        else "ring bytes over the link roof, no latency",
         "left_out": [*read, *widened, *eng.notes, *(net.notes if net else ())],
         **extra,
     }  # fmt: skip
@@ -269,7 +270,7 @@ def render(r: Mapping[str, Any]) -> str:
         f"({r['batch']:,} x {r['new_tokens']:,} tokens over the "
         f"{'speculative ' if 'speculation' in r else ''}request's time on {r['gpus']} GPU"
         f"{'s' if r['gpus'] > 1 else ''})",
-        f"roofs measured: {', '.join(r['measured_roofs']) or 'none (spec roofs)'}; "
+        f"achievable roofs measured: {', '.join(r['measured_roofs']) or 'none (spec roofs)'}; "
         f"all-reduce: {r['allreduce']}",
         *(f"left out or carried: {note}" for note in r["left_out"]),
     ])  # fmt: skip
