@@ -215,21 +215,23 @@ def least_squares(gpu: str) -> tuple[float, float]:
 def test_a_weight_read_takes_a_start_up_time_plus_its_bytes_over_beta_by_hand(monkeypatch) -> None:
     # the line through vidur's 84 H100 and 116 A100 one-row projections of 8 models, 1-8 GPUs
     (t0, beta), (a0, abeta) = least_squares("h100"), least_squares("a100")
-    assert (t0, beta) == pytest.approx((4.36e-6, 3.008e12), rel=1e-3)
-    assert (a0, abeta) == pytest.approx((5.09e-6, 1.642e12), rel=1e-3)
+    code = {gpu: [t.value for t in engines.gemv_terms(gpu)] for gpu in ("h100", "a100")}
+    assert (t0, beta) == pytest.approx((4.36e-6, 3.008e12), rel=1e-3) == code["h100"]
+    assert (a0, abeta) == pytest.approx((5.09e-6, 1.642e12), rel=1e-3) == code["a100"]
     h100 = predict.engine_roofs(get_chip("h100"), "vllm", "bf16")
     assert h100.gemv == pytest.approx((t0, beta / 3.35e12)) and h100.hbm_share == h100.gemv[1]
     # it predicts vidur's own Llama-2-70B gate+up shard on 4 H100s, [1, 8192] x [8192, 14336]:
     # 0.081 ms measured, 4.36 us + 235 MB / 3.008 TB/s = 82.5 us
     assert t0 + 2 * (8192 + 8192 * 14336 + 14336) / beta == pytest.approx(0.081e-3, rel=0.02)
-    # the forecast: with t0 each of Llama-3-70B's 80 x 7 projections and its LM head at batch 1
-    # (all memory-bound) takes t0 longer than at the same bandwidth with no start-up time
-    led, c = tf.decode_ledger(LLAMA_3_70B, 1, 100), get_chip("h100")
-    terms = [predict.forecast_terms(led, predict.spec_roofs(c, "bf16"), dataclasses.replace(
-             h100, gemv=g), 1)
-             for g in ((0.0, h100.hbm_share), h100.gemv)]  # fmt: skip
-    gap = terms[1]["measured GEMM and HBM shares"] - terms[0]["measured GEMM and HBM shares"]
-    assert gap == pytest.approx((80 * 7 + 1) * t0)
+    # the forecast: twice t0 adds t0 to each of Llama-3-70B's 80 x 7 projections and its LM
+    # head at batch 1 (all memory-bound), in 16 bits and in FP8 (attention at the 16-bit peak)
+    c = get_chip("h100")
+    for p in ("bf16", "fp8"):
+        eng, dt = predict.engine_roofs(c, "vllm", p), predict.engine_dtypes(p, "vllm")
+        led, spec = tf.decode_ledger(LLAMA_3_70B, 1, 100, dt), predict.spec_roofs(c, p)
+        total = [sum(predict.forecast_terms(led, spec, dataclasses.replace(eng, gemv=(
+                 k * t0, eng.gemv[1])), 1).values()) for k in (1, 2)]  # fmt: skip
+        assert total[1] - total[0] == pytest.approx((80 * 7 + 1) * t0)
     # the A100 40GB's share is kipply's, over all its decode matmuls: no start-up time
     assert predict.engine_roofs(get_chip("a100"), "trtllm", "bf16").gemv is None
     # a datasheet edited below what vidur measured (1 TB/s) keeps the share, taken against
