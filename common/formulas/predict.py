@@ -600,8 +600,9 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         mamf, mamf_bf16 = home.achievable_flops(precision), home.achievable_flops("bf16")
         if precision != "bf16" and mamf and mamf_bf16:
             scale = (mamf / home.peak_flops(precision)) / (mamf_bf16 / peak_bf16)
-        elif precision != "bf16":
-            notes.append(f"GEMM shares measured in bf16, used at {precision} unscaled")
+        if precision != "bf16":  # the weight-read line too: its bytes at `precision`
+            notes.append(f"GEMM shares and the weight-read line measured in bf16, used at "
+                         f"{precision}{' unscaled' * (scale == 1.0)}")  # fmt: skip
         # attention at the activations' peak, at the GEMM's measured bf16 share (unscaled)
         attention = chip.peak_flops(act) / (scale * spec.peak)
         degree = max(d for d in terms.gemm if d <= max(1, gpus))

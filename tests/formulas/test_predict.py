@@ -252,6 +252,7 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     assert h100.floor == pytest.approx((4 + 1 + 6 + 4) / 4 * 1e-6) and h100.step == 4e-3 / 8
     assert h100.curve[8][0] == (16384, 33e-6)
     fp8 = predict.engine_roofs(get_chip("h100"), "vllm", "fp8")
+    assert "GEMM shares and the weight-read line measured in bf16, used at fp8" in fp8.notes
     # at fp8: scaled by the MAMF table's shares, fp8 1402.6 of 1979 over bf16 794.5 of 989
     scale = (1402.6 / 1979) / (794.5 / 989)
     assert fp8.gemm[-1][1] == pytest.approx(h100.gemm[-1][1] * scale)
