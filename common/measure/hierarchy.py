@@ -68,16 +68,9 @@ def run_sweep(arrays: StreamArrays, lengths: Sequence[int], budget_s: float, pas
         old = best.get(n, timing._replace(seconds=math.inf, batches=0))
         kept = timing if timing.seconds < old.seconds else old  # a tie keeps the first
         best[n] = kept._replace(batches=old.batches + timing.batches)
-    return [
-        {
-            "elements": n,
-            "working_set_bytes": n * BYTES_PER_ELEMENT,
-            "seconds": best[n].seconds,
-            "calls_per_batch": best[n].calls,
-            "batches": best[n].batches,
-        }
-        for n in lengths
-    ]
+    return [{"elements": n, "working_set_bytes": n * BYTES_PER_ELEMENT, "seconds": best[n].seconds,
+             "calls_per_batch": best[n].calls, "batches": best[n].batches}
+            for n in lengths]  # fmt: skip
 
 
 def measure_threads(

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common.tables import measurements as pub
+from common.tables import slips
 from common.tables.measurements import CHECKED, MS, VIDUR_A100_SMALL_KERNELS, Term, dgx_curve
+from common.tables.validate import positive, positive_int
 
 US = 1e-6
 
@@ -163,23 +165,23 @@ VIDUR_GEMV = (
 )
 VIDUR_GEMV_CSV = Path(__file__).with_name("vidur_gemv.csv")  # the source's rows, verbatim
 PROJECTIONS = ("attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj")
+COUNTS = ("n_head", "n_kv_head", "n_embd", "n_expanded_embd", "num_tensor_parallel_workers")
 
 
 def gemv_points(gpu: str, path: Path = VIDUR_GEMV_CSV) -> list[tuple[float, float]]:
     """(bytes, seconds) of each one-row projection vidur timed on `gpu`: [1, K] x [K, N / g]
     reads 2 (K + K N / g + N / g) bytes in bf16 (QKV: N = (h + 2 h_kv) d / h; output: K = d / g
     of N = d; gate+up: N = 2 d_ff where gated; down: K = d_ff / g)."""
-    out = []
-    with open(path, newline="", encoding="utf-8") as f:
-        for r in csv.DictReader(f):
-            if r["gpu"] != gpu:
-                continue
-            h, kv, d, ff, g = (int(r[k]) for k in ("n_head", "n_kv_head", "n_embd",
-                               "n_expanded_embd", "num_tensor_parallel_workers"))  # fmt: skip
+    out, text = [], path.read_text(encoding="utf-8").splitlines()
+    for line, r in enumerate(csv.DictReader(text), start=2):
+        try:  # a count not a positive integer or a time not a positive number: its line
+            h, kv, d, ff, g = (positive_int(int(r[k]), k) for k in COUNTS)
             up = ff * (2 if r["use_gated_mlp"] == "True" else 1)
-            shapes = ((d, (h + 2 * kv) * (d // h) // g), (d // g, d), (d, up // g), (ff // g, d))
-            out += [(2 * (k + k * n + n), float(r[f"{p}_median_ms"]) * MS)
-                    for (k, n), p in zip(shapes, PROJECTIONS, strict=True)]  # fmt: skip
+            kn = ((d, (h + 2 * kv) * (d // h) // g), (d // g, d), (d, up // g), (ff // g, d))
+            ms = [positive(float(r[f"{p}_median_ms"]), p) for p in PROJECTIONS] * (r["gpu"] == gpu)
+            out += [(2 * (k + k * n + n), t * MS) for (k, n), t in zip(kn, ms, strict=False)]
+        except (KeyError, ValueError, TypeError) as exc:
+            raise slips.SlipError(f"{slips.shown(str(path))} line {line}: {exc}") from None
     return out
 
 

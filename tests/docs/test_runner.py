@@ -268,8 +268,7 @@ def test_lecture_02_as_a_lab_bench(visit: Visitor) -> None:
     page.reload(wait_until="load")
     panel = Panel(page, ".rl-runner")
     offer = panel.root.locator(".rl-runner-offer")
-    assert "was stopped" in offer.inner_text()
-    assert panel.value() == original
+    assert "was stopped" in offer.inner_text() and panel.value() == original
     assert f"ridge {ridge:.0f} FLOP/B" in panel.run()
     assert not fetched(before), "the reload fetched the runtime again: " + str(fetched(before))
     offer.locator(".rl-runner-restore").click()
@@ -404,8 +403,7 @@ def test_opened_from_a_file_the_panel_says_to_serve_it(browser) -> None:
         assert page.locator(".rl-runner-run").count() == 0
     finally:
         context.close()
-    assert not errors
-    assert not [u for u in requests if u.startswith(("http:", "https:"))]
+    assert not errors and not [u for u in requests if u.startswith(("http:", "https:"))]
     started = [u for u in requests if "runner-worker.mjs" in u or "/_static/runner/pyodide-" in u]
     assert not started, started
 

@@ -22,8 +22,7 @@ CMD = ("-m", "common.exercises")
 
 def test_help_lists_the_keys(capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
     done = run_python(*CMD, "nope")
-    assert done.returncode == 2
-    assert done.stderr.splitlines() == [done.stderr.strip()]
+    assert done.returncode == 2 and done.stderr.splitlines() == [done.stderr.strip()]
     assert done.stderr.startswith("common.exercises: error: unknown exercise 'nope'; choose one")
     with open("/dev/full", "w") as full:
         done = subprocess.run(
@@ -60,8 +59,7 @@ def test_help_lists_the_keys(capsys: pytest.CaptureFixture[str], monkeypatch) ->
         out = capsys.readouterr().out
         why = "No worked answer with this table: H100 SXM has no shared-memory-per-SM figure"
         # the two tiled-attention exercises read the H100's shared memory; the rest answer
-        assert out.count(why) == 2
-        assert out.count("Worked answer:") == len(EXERCISES) - 2
+        assert out.count(why) == 2 and out.count("Worked answer:") == len(EXERCISES) - 2
         assert text.main(["tiled-compute-bound"]) == 1
         err = capsys.readouterr().err
         assert err.splitlines() == [

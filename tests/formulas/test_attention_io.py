@@ -94,8 +94,7 @@ def test_footprint_by_hand() -> None:
     ideal = attention_counts(4096, 128, BF16, materialized=False)[1]  # 4.19 MB
     # Enough on chip for K and V whole: the tiled traffic is the ideal minimum exactly.
     enough = io.tiled_counts(4096, 128, 4 * 1024**2, BF16)
-    assert enough == (flops, ideal)
-    assert f"{flops / enough[1]:.0f}" == "2068"
+    assert enough == (flops, ideal) and f"{flops / enough[1]:.0f}" == "2068"
     # One row of each block: K and V are read N times, 62 times the naive traffic.
     least = io.tiled_counts(4096, 128, io.smallest_on_chip_bytes(128), BF16)[1]
     assert least == 2 * 2 * 4096 * 128 * (1 + 4096)

@@ -22,7 +22,7 @@ from common.formulas.predict import Request
 from common.formulas.transformer import DTypes, Op, PassLedger
 from common.hw_specs import A100, H100, TPU_V5E, get_chip
 from common.predict import check_fits, memory_per_gpu
-from common.tables import engines
+from common.tables import engines, slips
 from common.tables import measurements as pub
 from common.tables.models import LLAMA_3_70B, get_model
 
@@ -212,7 +212,7 @@ def least_squares(gpu: str) -> tuple[float, float]:
     return (sy - slope * sx) / n, 1 / slope
 
 
-def test_a_weight_read_takes_a_start_up_time_plus_its_bytes_over_beta_by_hand(monkeypatch) -> None:
+def test_a_weight_read_takes_t0_plus_its_bytes_over_beta_by_hand(monkeypatch, tmp_path) -> None:
     # the line through vidur's 84 H100 and 116 A100 one-row projections of 8 models, 1-8 GPUs
     (t0, beta), (a0, abeta) = least_squares("h100"), least_squares("a100")
     code = {gpu: [t.value for t in engines.gemv_terms(gpu)] for gpu in ("h100", "a100")}
@@ -234,6 +234,10 @@ def test_a_weight_read_takes_a_start_up_time_plus_its_bytes_over_beta_by_hand(mo
         assert total[1] - total[0] == pytest.approx((80 * 7 + 1) * t0)
     # the A100 40GB's share is kipply's, over all its decode matmuls: no start-up time
     assert predict.engine_roofs(get_chip("a100"), "trtllm", "bf16").gemv is None
+    bad = tmp_path / "gemv.csv"  # a slip in the file, on any chip's row: one line naming it
+    bad.write_text(engines.VIDUR_GEMV_CSV.read_text().replace(",0.1105,", ",-5,", 1))
+    with pytest.raises(slips.SlipError, match=r"gemv\.csv line 2: attn_pre_proj must be a pos"):
+        engines.gemv_points("h100", bad)
     # a datasheet edited below what vidur measured (1 TB/s) keeps the share, taken against
     # the datasheet as shipped: the edit slows every read alike
     slow = dataclasses.replace(c, mem_bw_figure=dataclasses.replace(c.mem_bw_figure, value=1e12))
