@@ -366,33 +366,21 @@ show(*shown, page.operations_observations(operations, peak_flops))
 
 # sphinx_gallery_start_ignore
 payload = {
-    "quick": QUICK,
-    "operation": "z = x + y, fp32, out= (reads 8 B and writes 4 B per element)",
-    "bytes_per_element": hierarchy.BYTES_PER_ELEMENT,
-    "cache_source": cache_source or None,
+    "quick": QUICK, "operation": "z = x + y, fp32, out= (reads 8 B and writes 4 B per element)",
+    "bytes_per_element": hierarchy.BYTES_PER_ELEMENT, "cache_source": cache_source or None,
     "caches": [{"name": c.name, **dataclasses.asdict(c)} for c in cache_list],
-    "levels": [{"name": name, "size_bytes": size} for name, size in levels],
-    "per_call": costs,
-    "sweep": {
-        "sizes_per_octave": per_octave,
-        "budget_seconds": budget["sweep_s"],
-        "wall_seconds": sweep_seconds,
-        "points": points,
-    },
+    "levels": [{"name": name, "size_bytes": size} for name, size in levels], "per_call": costs,
+    "sweep": {"sizes_per_octave": per_octave, "budget_seconds": budget["sweep_s"],
+              "wall_seconds": sweep_seconds, "points": points},
     "plateau_method": plateau_method,
     "plateaus": [  # a level's range ends at None where it runs past the sweep (DRAM)
-        p._asdict()
-        | {"hi_bytes": None if math.isinf(p.hi_bytes) else p.hi_bytes}
-        | {"measured_bytes_per_s": raw_plateau.get(p.name)}
-        for p in plateaus
-    ],
-    "detected_plateaus": [d._asdict() for d in detected],
-    "compute_roof_flops_per_s": peak_flops,
-    "compute_roof_source": roof_source,
-    "operations": operations,
+        p._asdict() | {"hi_bytes": None if math.isinf(p.hi_bytes) else p.hi_bytes}
+        | {"measured_bytes_per_s": raw_plateau.get(p.name)} for p in plateaus],
+    "detected_plateaus": [d._asdict() for d in detected], "compute_roof_flops_per_s": peak_flops,
+    "compute_roof_source": roof_source, "operations": operations,
     "threads": {**threaded, "ridge_one_thread": ridge_one, "ridge_all_threads": ridge_all},
     "lecture_seconds": time.perf_counter() - lecture_start,
-}
+}  # fmt: skip
 # sphinx_gallery_end_ignore
 saved = results.save_section("hierarchy", payload, args.results)
 show(

@@ -456,26 +456,17 @@ show(times_table, score_table, roof_table, stamp, *reach_line, shown, notes)
 
 # sphinx_gallery_start_ignore
 payload = {
-    "quick": QUICK,
-    "head_dim": D_HEAD,
-    "threads": 1,
+    "quick": QUICK, "head_dim": D_HEAD, "threads": 1,
     "roofs": {"bandwidth_bytes_per_s": beta, "matmul_flops_per_s": peak_1},
-    "roofs_source": calibration_source,
-    "fixed_cost_per_step_s": step_s,
-    "block_n": BLOCK_N,
-    "blocks": [
-        {"from": name, "m_sm_bytes": budgets[name], "rows": b.rows, "cols": b.cols}
-        | {"seconds": block_times[name]}
-        for name, b in sized.items()
-    ],
+    "roofs_source": calibration_source, "fixed_cost_per_step_s": step_s, "block_n": BLOCK_N,
+    "blocks": [{"from": name, "m_sm_bytes": budgets[name], "rows": b.rows, "cols": b.cols}
+               | {"seconds": block_times[name]} for name, b in sized.items()],
     "naive_seconds_at_block_n": block_times["naive"],
-    "sequence": [
-        {"n": n, "rows": b.rows, "cols": b.cols}
-        | {f"{kind}_seconds": t[kind] for kind in page.KINDS}
-        | {f"{kind}_bytes": counts[n][kind][1] for kind in page.KINDS}
-        for n, (b, t) in measured.items()
-    ],
-}
+    "sequence": [{"n": n, "rows": b.rows, "cols": b.cols}
+                 | {f"{kind}_seconds": t[kind] for kind in page.KINDS}
+                 | {f"{kind}_bytes": counts[n][kind][1] for kind in page.KINDS}
+                 for n, (b, t) in measured.items()],
+}  # fmt: skip
 # sphinx_gallery_end_ignore
 payload["lecture_seconds"] = time.perf_counter() - lecture_start
 written = results.save_section("attention", payload, args.results)

@@ -76,12 +76,9 @@ def is_header_mutant(original: ast.AST, mutant: ast.AST) -> bool:
         return False
     cells = found[1]
     owners = {  # the names this literal is assigned to (a name may be reassigned)
-        t.id
-        for node in ast.walk(original)
-        if isinstance(node, ast.Assign) and node.value is cells
-        for t in node.targets
-        if isinstance(t, ast.Name)
-    }
+        t.id for node in ast.walk(original) if isinstance(node, ast.Assign) and node.value is cells
+        for t in node.targets if isinstance(t, ast.Name)
+    }  # fmt: skip
     for call in ast.walk(original):
         func = getattr(call, "func", None)
         name = getattr(func, "id", None) or getattr(func, "attr", "")

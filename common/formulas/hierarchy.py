@@ -44,24 +44,14 @@ SLOPE_SIGMAS = 1.0  # a plateau may tilt by FLAT_SLOPE + 1 sigma per octave
 GIL_RELEASE_ELEMENTS = 500
 
 #: Lecture 09's time budgets (seconds) and sweep density, for a full run and for --quick.
+#: sizes_per_octave: geometric steps of the sweep; sweep_s: all its sizes together; matmul_s:
+#: per matmul size; add_s: per add and round on the hierarchical roofline.
 LECTURE_BUDGETS: dict[str, dict[str, float]] = {
-    "full": {
-        "sizes_per_octave": 4,  # geometric steps of the sweep
-        "sweep_s": 9.0,  # all the sweep's sizes together
-        "call_cost_s": 0.3,
-        "matmul_s": 0.3,  # per matmul size
-        "add_s": 0.06,  # per add and round on the hierarchical roofline
-        "thread_repeats": 6,
-    },
-    "quick": {
-        "sizes_per_octave": 2,
-        "sweep_s": 1.5,
-        "call_cost_s": 0.1,
-        "matmul_s": 0.1,
-        "add_s": 0.03,
-        "thread_repeats": 3,
-    },
-}
+    "full": {"sizes_per_octave": 4, "sweep_s": 9.0, "call_cost_s": 0.3, "matmul_s": 0.3,
+             "add_s": 0.06, "thread_repeats": 6},
+    "quick": {"sizes_per_octave": 2, "sweep_s": 1.5, "call_cost_s": 0.1, "matmul_s": 0.1,
+              "add_s": 0.03, "thread_repeats": 3},
+}  # fmt: skip
 
 
 def sweep_lengths(lo_bytes: float, hi_bytes: float, per_octave: int) -> list[int]:

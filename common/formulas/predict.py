@@ -259,6 +259,9 @@ class EngineRoofs:
     #: time t0 + D / (share x beta) for D bytes on one GPU (None: at hbm_share like the rest)
     gemv: tuple[float, float] | None = None
     curve_link: float | None = None  #: the link B/s the curve was measured over (as shipped)
+    #: B/s one decode-attention block streams where each (sequence, KV head) has one block
+    #: over its whole cache (0: the engine splits the cache, or no rate was measured)
+    kv_block: float = 0.0
 
 
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
@@ -283,6 +286,10 @@ KV_TERM = "KV re-read per query head"
 #: The forecast's term for a KV cache split over fewer shards than GPUs (llm.kv_shards): a
 #: latent cache, or fewer KV heads than GPUs, which each GPU reads whole (its heads' share).
 SHARED_KV_TERM = "KV cache read on every GPU"
+#: The forecast's term for a decode attention that gives each (sequence, KV head) one thread
+#: block over its whole cache (``engines.Engine.one_block``): no block streams faster than
+#: the measured kv_block B/s, so a layer takes at least its cache / (blocks x kv_block).
+BLOCK_TERM = "one block per KV head"
 
 
 @dataclass(frozen=True)
@@ -412,7 +419,13 @@ def forecast_terms(
     l2 = eng.kv_l2 if g > 1 and ledger.phase == "decode" else 0.0
     read = [(c, max(t, g * op.kv_bytes / gpus / l2) if l2 and op.kind == "attention" else t)
             for (op, _), (c, t) in zip(ledger.counted(), kernels, strict=True)]  # fmt: skip
-    extra = sum(c * t for c, t in read) - sum(c * t for c, t in kernels)
+    extra, was = sum(c * t for c, t in read) - sum(c * t for c, t in kernels), read
+    if eng.kv_block:  # in decode, a layer's blocks each stream no faster than kv_block
+        per, decode = ledger.tokens * m.n_kv_heads * eng.kv_block, ledger.phase == "decode"
+        read = [(c, max(t, op.kv_bytes / per) if decode and op.kind == "attention" else t)
+                for (op, _), (c, t) in zip(ledger.counted(), was, strict=True)]  # fmt: skip
+    slow = sum(c * t for c, t in read) - sum(c * t for c, t in was)
+    block = {BLOCK_TERM: slow} if eng.kv_block else {}
     copies = eng.kv_copies * 2 * g * ledger.kind_total("attention", "kv_bytes") / gpus
     seconds = extra + copies / shares.mem_bw
     reread = {KV_TERM: seconds} if g > 1 and (eng.kv_l2 or eng.kv_copies) else {}
@@ -430,6 +443,7 @@ def forecast_terms(
         **attention,
         **whole,
         **reread,
+        **block,
         "all-reduce beyond ring bytes": max(0.0, measured - ring),
         "kernel floor": sum(c * max(0.0, eng.floor - t) for c, t in read),
         "CPU launch per kernel": sum(c for c, _ in kernels) * eng.launch,
@@ -650,5 +664,11 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         notes.append(f"{KV_TERM}: " + (f"from the {l2.what}" if l2 else engines.NO_L2))
     kv = (l2.value if l2 and per_head else 0.0, eng.kv_reads == engines.KV_COPIES)
     link = None if terms is None or home.link_bw_figure is None else home.link_bw  # the curve's
+    cache, block = engine_dtypes(precision, engine).kv, 0.0
+    if eng.one_block and (rate := engines.KV_BLOCK.get(chip.key, {}).get(cache)):
+        block = 2 * engines.BLOCK_MODEL.d_head * bytes_per_elem(cache) / rate.value  # its B/s
+    elif eng.one_block:
+        notes.append(f"{BLOCK_TERM}: no block's stream measured for a {cache} cache on the "
+                     f"{chip.name} (left out)")  # fmt: skip
     return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention,
-                       *kv, gemv, link)  # fmt: skip
+                       *kv, gemv, link, block)  # fmt: skip

@@ -197,6 +197,48 @@ def gemv_terms(gpu: str) -> tuple[Term, Term]:
                  src))  # fmt: skip
 
 
+TRTLLM_BLOCK = (
+    "NVIDIA DLI's TensorRT-LLM 0.9.0 runs (dataset/trt_llm_0_9_0_dli.csv as carried by wbing520/"
+    "ai-performance-engineering, commit 5a4d0c3, lecture 11's bulk check): Mistral-7B at batch "
+    "1 on one GPU, 128-token prompt, 128, 2,048 and 4,096 new tokens, bf16 or FP8 (an FP8 "
+    "cache): per (chip, precision) the three solved for c, the seconds a step gains per cached "
+    "token, in T(n) = prefill + (n - 1) a + c S(n) (its 4,096-token window cuts 0.1% of S, left "
+    "out); its decode attention gives each (sequence, KV head) one thread block over the whole "
+    "cache (multi-block mode off: NVIDIA/TensorRT-LLM tensorrt_llm/plugin/plugin.py, commit "
+    "035b99e, PluginConfig.multi_block_mode = False): the figure is c / L (L = 32 layers), a "
+    "block's time per cached token, its stream 2 d_head b / (c / L) B/s (b bytes an element); "
+    f"{CHECKED}"
+)
+BLOCK_RUNS = (128, 2048, 4096)  #: new tokens of the three runs, after a 128-token prompt
+BLOCK_MODEL = pub.MISTRAL_7B  #: their model: 32 layers, 8 KV heads of d_head 128
+
+
+def kv_block_terms(chip: str) -> dict[str, Term]:
+    """Cache precision -> seconds one decode-attention block takes per cached token on `chip`
+    (TRTLLM_BLOCK), c / L: c = ((T3 - T1)(n2 - n1) - (T2 - T1)(n3 - n1)) / ((S3 - S1)(n2 - n1) -
+    (S2 - S1)(n3 - n1)) from the runs' (n_i, T_i), S(n) = (n - 1) 128 + n (n - 1) / 2 the cached
+    tokens its n - 1 steps attend to."""
+    runs, m, out = {}, BLOCK_MODEL, {}
+    for r in pub.dli_requests():
+        if (r.model, r.chip, r.gpus, r.batch, r.prompt) == (m, chip, 1, 1, 128):
+            runs.setdefault(r.precision, {})[r.new_tokens] = r
+    (n1, s1), (n2, s2), (n3, s3) = ((n, (n - 1) * 128 + n * (n - 1) / 2) for n in BLOCK_RUNS)
+    for cache, by_n in runs.items():
+        t1, t2, t3 = (by_n[n].measured.seconds for n in BLOCK_RUNS)
+        c = (t3 - t1) * (n2 - n1) - (t2 - t1) * (n3 - n1)
+        c /= (s3 - s1) * (n2 - n1) - (s2 - s1) * (n3 - n1)
+        out[cache] = Term(f"one decode-attention block's time per cached token, {chip.upper()}, "
+                          f"{cache} cache", c / m.n_layers, TRTLLM_BLOCK,
+                          tuple(by_n[n].label for n in BLOCK_RUNS))  # fmt: skip
+    return out
+
+
+#: Chip key -> cache precision -> kv_block_terms: the A100 40GB has the 80GB's SMs; the H200,
+#: the H100's die, measured in FP8 only (bf16: the H100's).
+KV_BLOCK = {chip: kv_block_terms(chip) for chip in ("a100-80gb", "h100", "h200")}
+KV_BLOCK["a100"], KV_BLOCK["h200"] = KV_BLOCK["a100-80gb"], {**KV_BLOCK["h100"], **KV_BLOCK["h200"]}
+
+
 @dataclass(frozen=True)
 class ChipTerms:
     """What one chip generation's kernels measurably reach (None: nobody published it)."""
@@ -236,18 +278,11 @@ def _vidur(
 ) -> ChipTerms:
     """A generation's terms from vidur's profile of it, each a Term with its source."""
     src, k, name = VIDUR_MLP.format(gpu=gpu), GEMM_K, gpu.upper()
-    gemm = {
-        g: tuple(
-            Term(f"gate+up GEMM [{m:,}, {k}] x [{k}, {GEMM_N // g:,}], {name}", ms * MS, src)
-            for m, ms in zip(GEMM_ROWS, row, strict=True)
-        )
-        for (chip, g), row in VIDUR_GEMM_MS.items()
-        if chip == gpu
-    }
-    small = tuple(
-        Term(f"{what}, 1 token, {name}", s, src)
-        for what, s in zip(SMALL_KERNELS, VIDUR_SMALL_S[gpu], strict=True)
-    )
+    gemm = {g: tuple(Term(f"gate+up GEMM [{m:,}, {k}] x [{k}, {GEMM_N // g:,}], {name}", ms * MS,
+                          src) for m, ms in zip(GEMM_ROWS, row, strict=True))
+            for (chip, g), row in VIDUR_GEMM_MS.items() if chip == gpu}  # fmt: skip
+    small = tuple(Term(f"{what}, 1 token, {name}", s, src)
+                  for what, s in zip(SMALL_KERNELS, VIDUR_SMALL_S[gpu], strict=True))  # fmt: skip
     return ChipTerms(gemm, gemv_terms(gpu), small, allreduce, allreduce_source, measured_on, note,
                      l2)  # fmt: skip
 
@@ -265,13 +300,9 @@ L2_A100 = Term("L2 of an A100 80GB, 5.41 TB/s", 5410.85e9,
 L2_GH100 = Term("L2 of an H200 (the H100 SXM's die, SMs and 50 MB L2), 10.08 TB/s", 10084.5e9,
                 GPU_BENCHES_L2.format(file="h200.txt", half=25))  # fmt: skip
 A100_TERMS = _vidur(
-    "a100",
-    pub.A100_DGX_ALLREDUCE,
-    "vidur's DGX A100 curve (measurements.A100_DGX_ALLREDUCE)",
-    "a100-80gb",
-    "measured on an A100 80GB; the 40GB part has the same SMs",
-    L2_A100,
-)
+    "a100", pub.A100_DGX_ALLREDUCE, "vidur's DGX A100 curve (measurements.A100_DGX_ALLREDUCE)",
+    "a100-80gb", "measured on an A100 80GB; the 40GB part has the same SMs", L2_A100,
+)  # fmt: skip
 H100_TERMS = _vidur("h100", H100_DGX_ALLREDUCE, VIDUR_ALLREDUCE_H100, "h100", l2=L2_GH100)
 H200_NOTE = (
     "measured on an H100 SXM; the H200 has the same GH100 die and NVLink 4 switch, so its "
@@ -345,6 +376,7 @@ class Engine:
     #: chip key -> how `allreduce` reaches that chip ("" where it was measured)
     allreduce_chips: Mapping[str, str] = dataclasses.field(default_factory=dict)
     kv_reads: str = KV_ONCE  #: how its decode attention reads a grouped-query cache (KV_SOURCES)
+    one_block: bool = False  #: decode attention one thread block per (sequence, KV head), no split
 
 
 # vLLM's CPU work per step before multi-step scheduling, every step (VLLM_RFC_6854; measured
@@ -367,9 +399,9 @@ ENGINES: dict[str, Engine] = {
         Term("vLLM CPU cost per step (GPU bubble, amortised over 8)", 4 * MS / 8, VLLM_RFC_6854),
         **VLLM_OWN_ALLREDUCE,
     ),
-    "trtllm": Engine(
-        "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.8, with XQA and "
-        "its custom all-reduce)",
+    "trtllm": Engine(  # multi-block mode on: executor.h (commit 879039f), multiBlockMode = true
+        "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.12: XQA, "
+        "multi-block mode on by default, its custom all-reduce)",
         low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
         allreduce=TRTLLM_ALLREDUCE,  # on any NVLink node (TRTLLM_CUSTOM_AR)
         allreduce_chips=CUSTOM_ALLREDUCE_CHIPS,
@@ -381,11 +413,20 @@ ENGINES: dict[str, Engine] = {
         "(SGLang from v0.4), its custom all-reduce (vLLM's, as sgl-kernel carries it)",
         **VLLM_OWN_ALLREDUCE,
     ),
+    "trtllm-single-block": Engine(
+        "as trtllm, TensorRT-LLM v0.8 to v0.11: one decode-attention thread block per (sequence, "
+        "KV head) over its whole cache (multi-block mode a build option, off by default)",
+        low_precision_cache=True,
+        allreduce=TRTLLM_ALLREDUCE,
+        allreduce_chips=CUSTOM_ALLREDUCE_CHIPS,
+        one_block=True,
+    ),
     "trtllm-mmha": Engine(
         "as trtllm, but NCCL's all-reduce and a decode attention of one thread block per query "
-        "head (FasterTransformer, TensorRT-LLM before v0.8)",
+        "head over its whole cache (FasterTransformer, TensorRT-LLM before v0.8)",
         low_precision_cache=True,
         kv_reads=KV_PER_HEAD,
+        one_block=True,
     ),
     "vllm-single-step": Engine(
         "vLLM from CUDA graphs to v0.4.2 (2023-24): CUDA graphs in decode, CPU scheduling and "
@@ -430,6 +471,7 @@ def all_terms() -> list[Term]:
              for ts in (*c.gemm.values(), c.gemv, c.small_kernels)
              for t in ts]  # fmt: skip
     chips += [c.l2 for c in CHIP_TERMS.values() if c.l2]
+    chips += [t for by_cache in KV_BLOCK.values() for t in by_cache.values()]
     engine = [t for e in ENGINES.values() for t in (e.step, e.launch) if t is not None]
     engine += [t for e in ENGINES.values() for ts in (e.allreduce or {}).values() for t in ts]
     return list(

@@ -412,7 +412,10 @@ NIM_DLI = (
     "(commit 0e25b2e); its rows at concurrency 1, column request_latency-avg (client side, the "
     "whole request), synthetic prompts of the stated mean length, max_tokens new tokens; meta-"
     "llama3-8b- and 70b-instruct on A100-SXM4-80GB and H100_80GB_HBM3, fp16 (bf16's bytes and "
-    "peak), bf16 or fp8; checked 2026-12-07"
+    "peak), bf16 or fp8; class trtllm-single-block, assumed: the data are older than the NIM "
+    "1.0.3 its notebooks deploy (99-Deploy-Llama-NIM.ipynb), a release before NIM 1.1 brought "
+    "Llama 3.1 (2024-07-23), so built by a TensorRT-LLM before v0.12 (its PR #2164, 2024-08-29), "
+    "where multi-block mode is a build option, off by default; checked 2026-12-07"
 )
 #: The NIM course data's (prompt, new tokens), then (model, chip, GPUs, precision) -> seconds.
 NIM_DLI_TOKENS = ((200, 200), (200, 1000), (200, 2000), (2000, 200), (2000, 2000), (7000, 1000))
@@ -515,7 +518,8 @@ SERVING_REQUESTS: tuple[Request, ...] = (
         (4, 27.70, 7.19, "SGLang 0.5, GPUStack", "sglang", "bf16"),
         (4, 51.61, 7.67, "TensorRT-LLM 1.2, GPUStack", "trtllm", "bf16"),
         (4, 39.66, 5.65, "SGLang 0.5, GPUStack", "sglang", "fp8"))),
-    *(_request(m, chip, g, 1, p, n, s, "NVIDIA NIM, its DLI course", NIM_DLI, "trtllm", precision)
+    *(_request(m, chip, g, 1, p, n, s, "NVIDIA NIM, its DLI course", NIM_DLI,
+               "trtllm-single-block", precision)
       for (m, chip, g, precision), times in NIM_DLI_S.items()
       for (p, n), s in zip(NIM_DLI_TOKENS, times, strict=True)))  # fmt: skip
 #: Every published request lecture 11 predicts: the course's first sources, then the engines'.
@@ -549,8 +553,8 @@ DLI_GPUS = {"A100-SXM4-80GB": "a100-80gb", "H100 80GB HBM3": "h100", "H200 141GB
 
 
 def dli_requests(path: Path = TRTLLM_DLI_CSV) -> tuple[Request, ...]:
-    """TRTLLM_DLI's runs, class trtllm, but those past the model's window: prompt + output - 1
-    positions over max_context (Llama-2's 128 + 4,096), which common.predict refuses."""
+    """TRTLLM_DLI's runs, class trtllm-single-block, but those past the model's window: prompt +
+    output - 1 positions over max_context (Llama-2's 128 + 4,096), which common.predict refuses."""
     runs = []
     with open(path, newline="", encoding="utf-8") as f:
         for line, row in enumerate(csv.DictReader(f), start=2):
@@ -559,7 +563,7 @@ def dli_requests(path: Path = TRTLLM_DLI_CSV) -> tuple[Request, ...]:
                 (p, n), fp8 = map(int, tokens), row["Precision"] == "FP8"
                 run = _request(model, DLI_GPUS[row["GPU"]], int(row["Tensor Model Parallel Size"]),
                                int(row["Batch Size"]), p, n, float(row["Latency (ms)"]) * MS,
-                               "TensorRT-LLM 0.9, NVIDIA DLI", TRTLLM_DLI, "trtllm",
+                               "TensorRT-LLM 0.9, NVIDIA DLI", TRTLLM_DLI, "trtllm-single-block",
                                "fp8" if fp8 else "bf16")  # fmt: skip
             except (KeyError, ValueError, TypeError) as exc:  # an unknown name, a bad number
                 said = f"unknown {exc}" if isinstance(exc, KeyError) else exc
@@ -687,26 +691,13 @@ class Fleet:
 
 #: DeepSeek's V3/R1 service over 24 hours (DEEPSEEK_DAY6); B = 1e9 tokens.
 DEEPSEEK_FLEET = Fleet(
-    what="DeepSeek-V3/R1 online service, one day",
-    chip="H800",
-    gpus_per_node=8,
-    hours=24,
-    nodes_average=226.75,
-    nodes_peak=278,
-    input_tokens=608e9,
-    cached_input_tokens=342e9,
-    output_tokens=168e9,
-    prefill_per_node=73.7e3,
-    decode_per_node=14.8e3,
-    output_speed=(20, 22),
-    kv_length=4989,
-    price_per_gpu_hour=2.0,
-    daily_cost=87072,
-    revenue=562027,
+    what="DeepSeek-V3/R1 online service, one day", chip="H800", gpus_per_node=8, hours=24,
+    nodes_average=226.75, nodes_peak=278, input_tokens=608e9, cached_input_tokens=342e9,
+    output_tokens=168e9, prefill_per_node=73.7e3, decode_per_node=14.8e3, output_speed=(20, 22),
+    kv_length=4989, price_per_gpu_hour=2.0, daily_cost=87072, revenue=562027,
     margin=5.45,  # 'a cost profit margin of 545%'
-    prices=(0.14, 0.55, 2.19),
-    source=DEEPSEEK_DAY6,
-)
+    prices=(0.14, 0.55, 2.19), source=DEEPSEEK_DAY6,
+)  # fmt: skip
 #: The published cache-hit share of the input, '342B tokens (56.3%)': checked, not used.
 DEEPSEEK_CACHE_HIT_SHARE = 0.563
 #: DeepSeek-V3's multi-token prediction (DEEPSEEK_V3_MTP): one draft token a step, its

@@ -54,14 +54,11 @@ class ComputedError(SphinxError):
 def _defined_in(module: types.ModuleType) -> dict[str, Any]:
     """Public names `module` defines itself: no submodule, `__future__` feature or imported
     helper (a function or class from elsewhere, such as dataclass or NamedTuple)."""
-    return {
-        name: value
-        for name, value in vars(module).items()
-        if not name.startswith("_")
-        and not isinstance(value, types.ModuleType)
-        and type(value).__module__ != "__future__"
-        and not (callable(value) and getattr(value, "__module__", None) != module.__name__)
-    }
+    return {name: value for name, value in vars(module).items()
+            if not name.startswith("_") and not isinstance(value, types.ModuleType)
+            and type(value).__module__ != "__future__"
+            and not (callable(value) and getattr(value, "__module__", None) != module.__name__)
+            }  # fmt: skip
 
 
 def _same(a: object, b: object) -> bool:

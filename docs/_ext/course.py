@@ -54,13 +54,9 @@ def build_table(
     def row(cells: Sequence[str]) -> nodes.row:
         return nodes.row("", *(nodes.entry("", paragraph(str(cell))) for cell in cells))
 
-    table += nodes.tgroup(
-        "",
-        *(nodes.colspec(colwidth=1) for _ in headers),
-        nodes.thead("", row(headers)),
-        nodes.tbody("", *(row(cells) for cells in rows)),
-        cols=len(headers),
-    )
+    body = nodes.tbody("", *(row(cells) for cells in rows))
+    table += nodes.tgroup("", *(nodes.colspec(colwidth=1) for _ in headers),
+                          nodes.thead("", row(headers)), body, cols=len(headers))  # fmt: skip
     return table
 
 

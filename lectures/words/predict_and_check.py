@@ -414,7 +414,8 @@ def bulk_table(rows: Sequence[RequestRow]) -> Table:
     headers = ("chip", "precision", "runs", "median error", "median |error|",
                f"within {fmt_pct(WITHIN)}")  # fmt: skip
     note = "error = forecast / measured - 1 (negative: predicted too fast)"
-    return Table(headers, body, title="TensorRT-LLM 0.9's runs by chip and precision", note=note)
+    title = "TensorRT-LLM 0.9's validation runs by chip and precision"
+    return Table(headers, body, title=title, note=note)
 
 
 def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: int | None) -> str:

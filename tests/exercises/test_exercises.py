@@ -185,8 +185,7 @@ def test_sweep_crossing_answer(results_file) -> None:
     answer = ex.sweep_crossing(calib, 4096, [1, 2, 4, 8], [100.0, 190.0, 350.0, 360.0])
     assert answer.values["crossing"] is None and answer.values["critical_batch"] is None
     assert answer.values["measured_b90"] == 4  # 350 >= 0.9 x 360
-    assert any("extend the list" in step for step in answer.steps)
-    assert not results_file.exists()
+    assert any("extend the list" in step for step in answer.steps) and not results_file.exists()
     answer = get_exercise("sweep-crossing").solve()
     assert answer.values["ridge"] == pytest.approx(ex.EXAMPLE_CALIBRATION.ridge)
     assert any("example laptop" in step for step in answer.steps)
@@ -203,8 +202,7 @@ def test_sweep_crossing_answer(results_file) -> None:
     results.save_section("batch_sweep", sweep, results_file)
     answer = get_exercise("sweep-crossing").solve()
     assert answer.values["critical_batch"] == critical(5.0, 1024, 4, 4, 4)
-    assert answer.values["measured_b90"] == 8
-    assert any("lecture 03" in step for step in answer.steps)
+    assert answer.values["measured_b90"] == 8 and any("lecture 03" in step for step in answer.steps)
 
 
 def article_ops() -> list[tuple[str, float, float]]:
@@ -520,8 +518,7 @@ def test_bandwidth_2x_answer(monkeypatch: pytest.MonkeyPatch) -> None:
         d = 2 * peak / link
         verdict = "compute" if d < 4096 else "communication"
         rows.append((name, f"{link / 1e9:.2f} GB/s", f"{d:,.1f}", verdict))
-    assert rows_of(answer) == tuple(rows)
-    assert answer.table.headers[-1] == "bound at K = 4,096"
+    assert rows_of(answer) == tuple(rows) and answer.table.headers[-1] == "bound at K = 4,096"
     assert answer.steps == (
         "Each chip multiplies its half of K (B K N FLOP) and then sends its [B, N] partial sums "
         "(2 B N bytes in bf16) to the other. B and N appear on both sides and cancel.",

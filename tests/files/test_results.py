@@ -156,8 +156,7 @@ def test_a_bad_probe_section_is_named_and_measured_afresh(
     assert "bad probe section" in saved.reason and words in saved.reason
     monkeypatch.setattr(roofs, "calibrate", lambda quick=False: {"fresh": True})
     calib, note = calibration.load_or_calibrate(results_file)
-    assert calib == {"fresh": True}
-    assert "bad probe section" in note and "\n" not in note
+    assert calib == {"fresh": True} and "bad probe section" in note and "\n" not in note
 
 
 def test_load_or_calibrate_uses_a_good_file(
@@ -210,8 +209,7 @@ def test_strange_json_is_unusable(text: str | dict, words: str, results_file, th
     results_file.parent.mkdir(parents=True)
     results_file.write_text(text, encoding="utf-8")
     loaded = results.load_results(results_file, this_machine=this_machine)
-    assert loaded.data is None and words in loaded.reason
-    assert "\n" not in loaded.reason
+    assert loaded.data is None and words in loaded.reason and "\n" not in loaded.reason
     saved = calibration.saved_calibration(results_file)
     assert saved.calibration is None and saved.reason == loaded.reason
 
@@ -351,8 +349,7 @@ def test_a_held_lock_is_announced_then_given_up(
             handle.write("new")  # pragma: no cover
     finally:
         signal.signal(signal.SIGINT, previous)
-    assert target.read_text() == "old"
-    assert [p.name for p in tmp_path.iterdir()] == ["machine.json"]
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["machine.json"]
     # Bare python3 (no numpy, no threadpoolctl) cannot describe this machine, so it cannot trust a
     # results file: one reason naming the missing package, no exception.
     target.write_text(json.dumps(_doc(this_machine)), encoding="utf-8")

@@ -97,8 +97,7 @@ def test_footprint_by_hand() -> None:
     assert enough == (flops, ideal) and f"{flops / enough[1]:.0f}" == "2068"
     # One row of each block: K and V are read N times, 62 times the naive traffic.
     least = io.tiled_counts(4096, 128, io.smallest_on_chip_bytes(128), BF16)[1]
-    assert least == 2 * 2 * 4096 * 128 * (1 + 4096)
-    assert least > naive
+    assert least == 2 * 2 * 4096 * 128 * (1 + 4096) and least > naive
     d64 = io.tiled_counts(4096, 128, 64 * 1024, BF16)[1]
     d128 = io.tiled_counts(4096, 128, 128 * 1024, BF16)[1]
     assert 1.8 < d64 / d128 < 2.2
@@ -113,8 +112,7 @@ def test_footprint_by_hand() -> None:
     # Reachable at the very smallest footprint: that footprint is the answer.
     assert io.smallest_on_chip_for(64, 16, 0.5, BF16) == io.smallest_on_chip_bytes(16, BF16)
     i = io.tiled_intensity(8192, 128, io.on_chip_bytes(128, 128, 128, BF16), BF16)
-    assert 0.95 * 128 < i < 1.05 * 128
-    assert io.resident_on_chip_bytes(10, 8, 4) == 752
+    assert 0.95 * 128 < i < 1.05 * 128 and io.resident_on_chip_bytes(10, 8, 4) == 752
     # the default element is bf16 (2 bytes): the same schedule as elem_bytes=2
     assert io.tiled_intensity(1024, 64, 64 * 1024) == io.tiled_intensity(1024, 64, 64 * 1024, 2)
     assert io.tiled_intensity(1024, 64, 64 * 1024) != io.tiled_intensity(1024, 64, 64 * 1024, 3)
@@ -146,8 +144,7 @@ def test_footprint_by_hand() -> None:
     # d = 256: square blocks, 4 B^2 + 2568 B <= 233,472 gives B = 80; T_r = 103.
     expected = {64: (335, 64, 25), 128: (130, 128, 64), 256: (80, 80, 103)}
     for d, (br, bc, t_r) in expected.items():
-        assert values[d][:2] == (br, bc)
-        assert values[d][2] == 2 * 2 * 8192 * d * (1 + t_r)
+        assert values[d][:2] == (br, bc) and values[d][2] == 2 * 2 * 8192 * d * (1 + t_r)
     assert values[64][3] > hw_specs.H100.ridge_point("bf16") > values[128][3]
 
 
@@ -172,8 +169,7 @@ def test_traffic_never_grows_with_memory_and_never_beats_the_ideal(
     previous = math.inf
     for m in range(lo, hi, 37):
         traffic = io.tiled_counts(n, d, m, b)[1]
-        assert traffic <= previous
-        assert traffic >= ideal
+        assert traffic <= previous and traffic >= ideal
         previous = traffic
     assert previous == ideal
 

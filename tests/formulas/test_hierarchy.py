@@ -102,8 +102,7 @@ def test_plateau_is_median_of_points_inside() -> None:
     )
     found = {p.name: p for p in hierarchy.plateaus_known(sizes, bws, levels)}
     assert found["L2"].bytes_per_s is not None
-    assert found["L2"].margin is not None and found["L2"].margin < 2.0
-    assert found["L1"].margin == 2.0
+    assert found["L2"].margin is not None and found["L2"].margin < 2.0 and found["L1"].margin == 2.0
     sizes, bws = synthetic_curve(FOUR_LEVELS, FOUR_PLATEAUS, seed=3, hi_bytes=16 * MIB)
     found = hierarchy.plateaus_known(sizes, bws, FOUR_LEVELS)
     assert found[-1].name == "DRAM"
@@ -127,8 +126,7 @@ def test_level_ranges() -> None:
     sizes = (16 * KIB, 32 * KIB, 33 * KIB, 2**30)
     assert [hierarchy.fits_in(n, FOUR_LEVELS) for n in sizes] == ["L1", "L1", "L2", "DRAM"]
     lengths = hierarchy.sweep_lengths(4 * KIB, 256 * MIB, 4)
-    assert len(lengths) == 16 * 4 + 1
-    assert lengths == sorted(set(lengths))
+    assert len(lengths) == 16 * 4 + 1 and lengths == sorted(set(lengths))
     ws = [n * hierarchy.BYTES_PER_ELEMENT for n in lengths]
     assert close(ws[0], 4 * KIB, 0.01) and close(ws[-1], 256 * MIB, 0.01)
     ratios = [b / a for a, b in itertools.pairwise(ws)]
@@ -170,8 +168,7 @@ def test_detector_agrees_with_known_sizes() -> None:
     same = {"L1": 100 * GB, "L2": 97 * GB, "L3": 60 * GB, "DRAM": 20 * GB}
     sizes, bws = synthetic_curve(FOUR_LEVELS, same, seed=2, noise=0.01)
     found = hierarchy.find_plateaus(sizes, bws)
-    assert len(found) == 3
-    assert close(found[0].bytes_per_s, 98.5 * GB, 0.05)
+    assert len(found) == 3 and close(found[0].bytes_per_s, 98.5 * GB, 0.05)
 
 
 def test_detector_on_a_flat_curve_and_on_too_few_points() -> None:
@@ -204,13 +201,11 @@ def test_detector_on_a_flat_curve_and_on_too_few_points() -> None:
 
 
 def test_median() -> None:
-    assert hierarchy.median([3, 1, 2]) == 2
-    assert hierarchy.median([4, 1, 2, 3]) == 2.5
+    assert hierarchy.median([3, 1, 2]) == 2 and hierarchy.median([4, 1, 2, 3]) == 2.5
     nbytes = [8 * KIB, 12 * KIB, 16 * KIB, 24 * KIB]
     times = [450e-9 + d / (110 * GB) for d in nbytes]
     intercept, slope = hierarchy.affine_fit(nbytes, times)
-    assert intercept == pytest.approx(450e-9)
-    assert 1 / slope == pytest.approx(110 * GB)
+    assert intercept == pytest.approx(450e-9) and 1 / slope == pytest.approx(110 * GB)
     bad = [(hierarchy.find_plateaus, [1.0, 2.0, 3.0], [1.0, 2.0]), (hierarchy.median, []),
            (hierarchy.plateaus_known, [1.0, 2.0], [1.0], [("L1", 16 * KIB)]),
            (hierarchy.call_cost_limit_bytes, [1.0, 2.0], [1.0], [1.0]),
@@ -332,8 +327,7 @@ def test_stream_constants() -> None:
         0.15, 0.05, 1.12)  # fmt: skip
     assert hierarchy.ASSUMED_LLC_BYTES == 32 * MIB
     full, quick = hierarchy.LECTURE_BUDGETS["full"], hierarchy.LECTURE_BUDGETS["quick"]
-    assert set(full) == set(quick)
-    assert all(quick[k] < full[k] for k in full)
+    assert set(full) == set(quick) and all(quick[k] < full[k] for k in full)
     assert hierarchy.in_range(99.0, 100, 200) and not hierarchy.in_range(98.9, 100, 200)
     assert hierarchy.in_range(202.0, 100, 200) and not hierarchy.in_range(202.1, 100, 200)
     assert hierarchy.in_range(100, 100, 200) and hierarchy.in_range(200, 100, 200)

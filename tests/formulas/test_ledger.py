@@ -62,16 +62,13 @@ def test_operator_counts_as_the_article_states_them() -> None:
     assert fused[0] == naive[0] == 5 * 4096 * 4096  # 5 ops per element (the text's count)
     flops, naive_bytes = attention_counts(4096, 128, 2, materialized=True)
     flops_ideal, ideal_bytes = attention_counts(4096, 128, 2, materialized=False)
-    assert round(flops / 1e9, 2) == 8.67
-    assert round(naive_bytes / 1e6, 2) == 138.41
+    assert round(flops / 1e9, 2) == 8.67 and round(naive_bytes / 1e6, 2) == 138.41
     assert round(ideal_bytes / 1e6, 2) == 4.19
     # naive -> ideal minimum: same FLOPs, 33x fewer bytes, 0.089 ms -> 0.028 ms (x3.2)
-    assert f"{flops_ideal / flops:.3f}" == "1.000"
-    assert round(naive_bytes / ideal_bytes) == 33
+    assert f"{flops_ideal / flops:.3f}" == "1.000" and round(naive_bytes / ideal_bytes) == 33
     t_naive = lower_bound_time(flops, naive_bytes, A100_PEAK, A100_BW)
     t_ideal = lower_bound_time(flops_ideal, ideal_bytes, A100_PEAK, A100_BW)
-    assert f"{t_naive * 1e3:.3f}" == "0.089"
-    assert f"{t_ideal * 1e3:.3f}" == "0.028"
+    assert f"{t_naive * 1e3:.3f}" == "0.089" and f"{t_ideal * 1e3:.3f}" == "0.028"
     assert round(t_naive / t_ideal, 1) == 3.2
     assert elementwise_counts(10) == (10.0, 2 * 3 * 10)  # bf16, read 2, write 1
     assert elementwise_counts(10, 4, reads=1) == (10.0, 4 * 2 * 10)
@@ -82,13 +79,11 @@ def test_operator_counts_as_the_article_states_them() -> None:
     assert attention_counts(4, 2) == (208.0, 192.0)
     assert attention_counts(4, 2, materialized=False) == (208.0, 2 * 4 * 4 * 2)
     assert ledger.kv_cache_bytes(3, 2, 5) == 2 * 3 * 2 * 5 * 2
-    assert kv_bytes_per_token(2, 5) == 2 * 2 * 5 * 2
-    assert kv_bytes_per_token(2, 5, 1) == 2 * 2 * 5
+    assert kv_bytes_per_token(2, 5) == 2 * 2 * 5 * 2 and kv_bytes_per_token(2, 5, 1) == 2 * 2 * 5
     intensities = gemm_intensities()
     assert crossover(M_SWEEP, intensities, A100_RIDGE) == (128, 256)
     by_m = dict(zip(M_SWEEP, intensities, strict=True))
-    assert round(by_m[128], 2) == 120.47
-    assert round(by_m[256], 2) == 227.56
+    assert round(by_m[128], 2) == 120.47 and round(by_m[256], 2) == 227.56
     ridge = 1979e12 / A100_BW
     assert f"{ridge:.1f}" == reference.RIDGE_A100_EDITED
     assert crossover(M_SWEEP, gemm_intensities(), ridge) == reference.GEMM_CROSSOVER_EDITED
@@ -106,8 +101,7 @@ def test_kv_price_per_token() -> None:
     direct = memory_ledger(7e9, 2, 32, 4096, 8, 4096, 128 * KIB, 0.30)
     assert model_ledger(ARTICLE_7B, 8, 0.30) == direct
     low = model_ledger(ARTICLE_7B, 24, 0.04)
-    assert f"{low.total / GIB:.2f}" == "75.96"
-    assert low.fits(BUDGET)
+    assert f"{low.total / GIB:.2f}" == "75.96" and low.fits(BUDGET)
     m = model_ledger(ARTICLE_7B, 16, 0.30)
     assert round(m.kv_cache / m.weights, 1) == 2.5
     # an fp8 cache: 2 x 16 x 4096 tokens x 32 layers x 4096 x 1 byte = 2^34 B
@@ -117,8 +111,7 @@ def test_kv_price_per_token() -> None:
     assert m.activations == 16 * 4096 * 128 * KIB  # prefill, the default phase
     assert decode.kv_cache == m.kv_cache
     led = memory_ledger(10, 2, 2, 3, 2, 3, 5, 0.5)
-    assert led == ledger.MemoryLedger(20.0, 144.0, 30.0, 0.5 * 194)
-    assert led.total == 291.0
+    assert led == ledger.MemoryLedger(20.0, 144.0, 30.0, 0.5 * 194) and led.total == 291.0
     assert led.fits(291.0) and not led.fits(290.9)
     decode = memory_ledger(10, 2, 2, 3, 2, 3, 5, 0.0, kv_bytes=1, active_tokens=2)
     assert decode == ledger.MemoryLedger(20.0, 72.0, 10.0, 0.0)
@@ -149,8 +142,7 @@ def test_largest_batch_that_fits(rate: float, phase: str, expected: int) -> None
         return model_ledger(ARTICLE_7B, b, rate, phase)
 
     best = largest_batch_that_fits(BUDGET, at)
-    assert best == expected
-    assert at(best).fits(BUDGET)
+    assert best == expected and at(best).fits(BUDGET)
     assert not at(best + 1).fits(BUDGET)
 
 
@@ -162,8 +154,7 @@ def test_a_roofline_sweep_has_no_anomalies() -> None:
     times = [1.0, 3.0, 3.2, 2.0]  # B=2 loses throughput; B=4 is slower than B=8
     found = sweep_anomalies(batches, times)
     assert ledger.Anomaly(2, "throughput_drop", 1) in found
-    assert ledger.Anomaly(4, "slower_than_larger", 8) in found
-    assert all(a.batch != 1 for a in found)
+    assert ledger.Anomaly(4, "slower_than_larger", 8) in found and all(a.batch != 1 for a in found)
     assert sweep_anomalies([1, 2], [1.0, 0.95]) == []  # 5% faster: within the 10% noise
     assert sweep_anomalies([1, 2], [1.0, 0.8]) == [ledger.Anomaly(1, "slower_than_larger", 2)]
     assert sweep_anomalies([2, 8], [1.0, 4.3]) == []

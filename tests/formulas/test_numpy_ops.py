@@ -27,8 +27,7 @@ def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     assert numpy_ops.layernorm_shape(1000) == (64, 4096)  # at least one step of rows
     assert numpy_ops.layernorm_shape(3 * 4 * 64 * 100 * 10, d=100) == (640, 100)
     m = numpy_ops.same_flops_matmul_size(n)
-    assert m % numpy_ops.SAME_FLOPS_STEP == 0
-    assert 2 * m**3 == pytest.approx(n, rel=0.25)
+    assert m % numpy_ops.SAME_FLOPS_STEP == 0 and 2 * m**3 == pytest.approx(n, rel=0.25)
     # (1e9 / 2)^(1/3) = 793.7 -> 50 x 16 = 800
     assert numpy_ops.same_flops_matmul_size(1e9) == 800
     assert numpy_ops.same_flops_matmul_size(10) == 16
@@ -36,8 +35,7 @@ def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     assert (numpy_ops.SEQ_STEP, numpy_ops.ROW_STEP, numpy_ops.SAME_FLOPS_STEP) == (512, 64, 16)
     assert (numpy_ops.GEMM_SKINNY_M, numpy_ops.CACHE_MARGIN, numpy_ops.FP32) == (8, 2, 4)
     assert numpy_ops.OP_BUDGET_S == {"full": 0.2, "quick": 0.05} and numpy_ops.MIN_REPEAT == 2
-    assert numpy_ops.ABOVE_ROOF == 1.10
-    assert numpy_ops.attention_seq_len(256 * MiB) == 11776
+    assert numpy_ops.ABOVE_ROOF == 1.10 and numpy_ops.attention_seq_len(256 * MiB) == 11776
     assert numpy_ops.attention_seq_len(1024) == 512  # the smallest step
     assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2) == 4096  # = cap fits
     assert numpy_ops.attention_seq_len(256 * MiB, cap_bytes=4 * 4096**2 - 1) == 3584
@@ -62,8 +60,7 @@ def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     assert row["bound"] == "memory" and row["intensity"] == 0.25
     assert row["fraction_of_bound"] == pytest.approx(0.5)
     assert row["achieved_flops_per_s"] == pytest.approx(1e9 / 0.8)
-    assert row["flag"] is None and row["threads"] == 1
-    assert row["achieved_bytes_per_s"] == 4e9 / 0.8
+    assert row["flag"] is None and row["threads"] == 1 and row["achieved_bytes_per_s"] == 4e9 / 0.8
     assert row["t_compute_s"] == 1e9 / 1e11 and row["t_memory_s"] == 4e9 / 1e10
     assert (row["flops"], row["bytes"], row["t_meas_s"]) == (1e9, 4e9, 0.8)
     assert row["working_set_bytes"] == 1e9 and row["name"] == "op"
@@ -72,13 +69,11 @@ def test_elementwise_and_layernorm_fill_the_working_set() -> None:
     llc = 32 * MiB
     cached = _row(0.1, working_set_bytes=16 * MiB, threads=2)
     reasons = explain.above_roof_reasons(cached, llc, 1)
-    assert "cache" in reasons[0]
-    assert any("2 threads" in r for r in reasons)
+    assert "cache" in reasons[0] and any("2 threads" in r for r in reasons)
     assert any("over-counted" in r for r in reasons) and any("noise" in r for r in reasons)
     streaming = _row(0.1, working_set_bytes=1e9, threads=1)
     reasons = explain.above_roof_reasons(streaming, llc, 1)
-    assert not any("cache" in r for r in reasons[:1])
-    assert not any("threads" in r for r in reasons)
+    assert not any("cache" in r for r in reasons[:1]) and not any("threads" in r for r in reasons)
     assert not any("calibration" in r for r in reasons)
     twin = _row(0.1, working_set_bytes=1e9, threads=1, same_as_calibration=True)
     assert "calibration's own operation" in explain.above_roof_reasons(twin, llc, 1)[0]
@@ -88,8 +83,7 @@ def test_elementwise_and_layernorm_fill_the_working_set() -> None:
 def test_attention_scores_exceed_twice_the_llc(llc_mib: int) -> None:
     llc = llc_mib * MiB
     seq = numpy_ops.attention_seq_len(llc)
-    assert seq % numpy_ops.SEQ_STEP == 0
-    assert 4 * seq * seq >= 2 * llc
+    assert seq % numpy_ops.SEQ_STEP == 0 and 4 * seq * seq >= 2 * llc
     assert seq == numpy_ops.SEQ_STEP or 4 * (seq - numpy_ops.SEQ_STEP) ** 2 < 2 * llc
 
 

@@ -265,8 +265,7 @@ def test_engine_terms_from_their_cited_figures_by_hand() -> None:
     assert h200.hbm_share == h200.gemv[1] == 3759 / 4800 and h200.gemv[0] == h100.gemv[0]
     four = [predict.engine_roofs(get_chip(c), "trtllm", "bf16", 4) for c in ("h100", "h200")]
     assert four[0].hbm_share == h100.hbm_share and four[1].hbm_share == 3759 / 4800
-    assert h200.step == 0.0
-    assert "HBM shares capped at the H200's own stream (78.3%)" in h200.notes
+    assert h200.step == 0.0 and "HBM shares capped at the H200's own stream (78.3%)" in h200.notes
     # on its own chip the share stays as fitted, at any GPU count: the A100's 1.642 TB/s
     a100 = predict.engine_roofs(get_chip("a100-80gb"), "trtllm", "bf16", 2)
     assert a100.hbm_share == pytest.approx(1.642e12 / 2.039e12, rel=1e-3)
@@ -466,6 +465,33 @@ def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand
     assert predict.SHARED_KV_TERM not in predict.forecast_terms(step, SPEC, BARE, 2)
     # the bound stays the course's: every operator split g ways
     assert terms["bound (spec roofs)"] == pytest.approx((1e9 + 8e6) / 8 / BW + ring)
+
+
+def test_one_block_per_kv_head_streams_no_faster_than_its_measured_rate_by_hand() -> None:
+    # 4 sequences x 2 KV heads: 8 blocks share a decode attention's 1 GB of cache, 125 MB
+    # each; at 10 GB/s a block 12.5 ms, where HBM (1 TB/s) takes 1 ms: 11.5 ms more
+    two = dataclasses.replace(ONE_LAYER, n_kv_heads=2)
+    attn = Op("scores", "attention", 1e6, kv_bytes=1e9)
+    step = PassLedger("decode", two, 4, 1, 100, DTypes(), False, (attn, MATMUL), ())
+    block = dataclasses.replace(BARE, kv_block=10e9)
+    term = predict.BLOCK_TERM
+    assert predict.forecast_terms(step, SPEC, block, 1)[term] == pytest.approx(11.5e-3)
+    # two GPUs, a KV head each: the blocks still take 12.5 ms, HBM 0.5 ms
+    assert predict.forecast_terms(step, SPEC, block, 2)[term] == pytest.approx(12e-3)
+    # 400 sequences: 800 blocks of 1.25 MB, 0.125 ms, under HBM's 1 ms; prefill: none
+    for other in (dataclasses.replace(step, batch=400), dataclasses.replace(step, phase="prefill")):
+        assert predict.forecast_terms(other, SPEC, block, 1)[term] == 0.0
+    assert term not in predict.forecast_terms(step, SPEC, BARE, 1)  # the cache split: none
+    # the engines: TensorRT-LLM v0.8-v0.11 and MMHA at the chip's rate for their cache; trtllm
+    # (multi-block mode) and vLLM split the cache; a chip with no rate says so
+    h100, t = get_chip("h100"), engines.KV_BLOCK["h100"]  # 2 x 128 bytes of 2 or 1 a token
+    bf16 = predict.engine_roofs(h100, "trtllm-single-block", "bf16").kv_block
+    assert bf16 == pytest.approx(512 / t["bf16"].value) == pytest.approx(69e9, rel=0.01)
+    assert predict.engine_roofs(h100, "trtllm-mmha", "fp8").kv_block == 256 / t["fp8"].value
+    assert predict.engine_roofs(h100, "trtllm", "bf16").kv_block == 0.0
+    assert predict.engine_roofs(h100, "vllm", "bf16").kv_block == 0.0
+    b200 = predict.engine_roofs(get_chip("b200"), "trtllm-single-block", "bf16")
+    assert b200.kv_block == 0.0 and any(n.startswith(term) for n in b200.notes)
 
 
 @settings(max_examples=40, deadline=None)

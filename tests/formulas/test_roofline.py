@@ -27,8 +27,7 @@ def test_matmul_intensity_grows_like_b_then_saturates() -> None:
     assert rl.intensity(*rl.matmul_counts(10**9, D, F)) == pytest.approx(limit, rel=1e-5)
     assert rl.intensity(*rl.matmul_counts(10**9, D, F)) < limit
     flops, nbytes = rl.matmul_counts(3, 5, 7, 1, 0.5, 4)
-    assert flops == 2 * 3 * 5 * 7
-    assert nbytes == 3 * 5 * 1 + 5 * 7 * 0.5 + 3 * 7 * 4
+    assert flops == 2 * 3 * 5 * 7 and nbytes == 3 * 5 * 1 + 5 * 7 * 0.5 + 3 * 7 * 4
     assert rl.gemm_counts(512, 4096, 4096) == rl.matmul_counts(512, 4096, 4096)
     # one element size for all three: 4 bytes x (3 x 5 + 5 x 7 + 3 x 7) = 4 x 71
     assert rl.gemm_counts(3, 5, 7, 4) == (210, 284)
@@ -65,10 +64,8 @@ def test_the_lecture_scripts_approximations_tiles_and_network_verdict() -> None:
     for dim, verdict in ((4096, "comms"), (8192, "comms"), (16384, "compute")):
         for B in (1, 8, 128, 2048, 65536):
             r = rl.sharded_matmul_two_chips(B, dim, 8192, peak, link)
-            assert r["bound"] == verdict
-            assert r["intensity"] == dim / 2
-            assert r["flops"] == B * dim * 8192
-            assert r["comm_bytes"] == B * 8192 * 2
+            assert r["bound"] == verdict and r["intensity"] == dim / 2
+            assert r["flops"] == B * dim * 8192 and r["comm_bytes"] == B * 8192 * 2
 
 
 @pytest.mark.parametrize(("kv_heads", "expected"),
@@ -78,8 +75,7 @@ def test_decode_attention_intensity_is_query_heads_per_kv_head(kv_heads, expecte
         flops, nbytes = rl.decode_attention_counts(32, kv_heads, 128, context)
         assert rl.intensity(flops, nbytes) == expected
     flops, nbytes = rl.decode_attention_counts(32, kv_heads, 128, 4096)
-    assert flops == 4 * 32 * 128 * 4096
-    assert nbytes == 2 * 4096 * kv_heads * 128 * 2
+    assert flops == 4 * 32 * 128 * 4096 and nbytes == 2 * 4096 * kv_heads * 128 * 2
 
 
 @pytest.mark.parametrize(("tile", "exact", "approx"),
@@ -108,8 +104,7 @@ def test_lower_bound_is_the_larger_time() -> None:
     for _ in range(1000):
         flops, nbytes, peak, bw = _random_machine(rng)
         t = rl.time_bounds(flops, nbytes, peak, bw)
-        assert t["compute"] == flops / peak
-        assert t["memory"] == nbytes / bw
+        assert t["compute"] == flops / peak and t["memory"] == nbytes / bw
         assert t["lower"] == max(flops / peak, nbytes / bw)
         assert rl.lower_bound_time(flops, nbytes, peak, bw) == t["lower"]
         assert t["bound"] == ("compute" if flops / peak >= nbytes / bw else "memory")
@@ -127,8 +122,7 @@ def test_lower_bound_is_the_larger_time() -> None:
         _, _, peak, bw = _random_machine(rng)
         i = 10 ** rng.uniform(-3, 5)
         a = rl.attainable_flops(i, peak, bw)
-        assert a <= peak
-        assert a == min(peak, i * bw)
+        assert a <= peak and a == min(peak, i * bw)
         assert a == pytest.approx(rl.intensity(i, 1) * bw if i < peak / bw else peak)
     assert rl.attainable_flops(0, 1e12, 1e9) == 0
     assert rl.speedup_2x_at_ratio(0.001) == (1.0, 2.0)  # memory-bound: only bandwidth helps
@@ -137,8 +131,7 @@ def test_lower_bound_is_the_larger_time() -> None:
     for _ in range(300):
         flops, nbytes, peak, bw = _random_machine(rng)
         s_compute, s_bw = rl.speedup_2x(flops, nbytes, peak, bw)
-        assert 1 <= s_compute <= 2 and 1 <= s_bw <= 2
-        assert s_compute * s_bw <= 2 + 1e-9
+        assert 1 <= s_compute <= 2 and 1 <= s_bw <= 2 and s_compute * s_bw <= 2 + 1e-9
     # T = max(r / P, D / beta) with D = beta = P = 1: r = 0.75 is memory-bound (T = 1);
     # 2x bandwidth gives max(0.75, 0.5) = 0.75, a 1.33x speedup; r = 1.5: 2x compute
     # gives max(0.75, 1) = 1, a 1.5x speedup.
@@ -175,8 +168,7 @@ def test_critical_batch_is_the_smallest_batch_reaching_the_ridge() -> None:
     b = rl.critical_batch(4096, 1024, 100.0)
     assert _intensity(b, 4096, 1024, 2, 2, 2) >= 100 > _intensity(b - 1, 4096, 1024, 2, 2, 2)
     assert rl.critical_batch(D, F, 4096) is None  # the limit DF/(D+F) only approaches 4096
-    assert rl.critical_batch(D, F, 4095) is not None
-    assert rl.critical_batch(D, F, 0.5) == 1
+    assert rl.critical_batch(D, F, 4095) is not None and rl.critical_batch(D, F, 0.5) == 1
     rng = random.Random(24)
     for _ in range(200):
         m, k, n = (rng.randint(1, 3000) for _ in range(3))
@@ -185,8 +177,7 @@ def test_critical_batch_is_the_smallest_batch_reaching_the_ridge() -> None:
         previous = math.inf
         for bm in sorted({1, 7, 32, 64, 100, 128, 256, m, 2 * m}):
             flops, nbytes = rl.tiled_matmul_bytes(m, k, n, bm, 64, 128, e)
-            assert flops == 2 * m * k * n
-            assert nbytes <= previous
+            assert flops == 2 * m * k * n and nbytes <= previous
             assert nbytes >= floor
             previous = nbytes
         previous = math.inf
@@ -241,5 +232,4 @@ def test_ascii_roofline_marks_ridge_and_points(tmp_path, monkeypatch) -> None:
     monkeypatch.undo()
     pytest.importorskip("matplotlib")
     result = save_roofline_png(str(target), curves, points)
-    assert result and result.path == str(target)
-    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert result and result.path == str(target) and target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

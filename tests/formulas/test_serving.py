@@ -111,8 +111,7 @@ def test_acceptance_for_speedup_inverts_it() -> None:
     assert serving.node_hours(3.6e6, 1000) == pytest.approx(1.0)
     # 168e9 output tokens at 14.8k/s a node: 11,351,351 s = 3,153.2 node-hours
     assert serving.node_hours(168e9, 14.8e3) == pytest.approx(3153.15, rel=1e-5)
-    assert serving.pd_ratio(3.0, 6.0) == 0.5
-    assert serving.tokens_per_s_per_gpu(1000, 2.0, 4) == 125.0
+    assert serving.pd_ratio(3.0, 6.0) == 0.5 and serving.tokens_per_s_per_gpu(1000, 2.0, 4) == 125.0
     # Dense: FLOPs add up (every operator is linear in its rows); the KV traffic adds up; the
     # weights are read once, not once for the chunk and once for the decode tokens.
     mixed = serving.mixed_step_ledger(LLAMA_3_8B, 512, 512, 64, 4096)

@@ -27,8 +27,7 @@ def solve(gain: float, cost: float, fixed: float, r: float) -> int | None:
 def test_linear_threshold_closed_form_and_predicate(monkeypatch: pytest.MonkeyPatch) -> None:
     estimate, reaches = linear_threshold(10.0, 1.0, 100.0, 5.0)
     # 10 b / (b + 100) >= 5  <=>  5 b >= 500  <=>  b >= 100
-    assert estimate == 100.0
-    assert reaches(100) and not reaches(99)
+    assert estimate == 100.0 and reaches(100) and not reaches(99)
     assert linear_threshold(10.0, 2.0, 1.0, 5.0) is None  # the limit 10 / 2 only approaches 5
     assert linear_threshold(10.0, 2.1, 1.0, 5.0) is None
     rng = random.Random(5)

@@ -47,8 +47,7 @@ def test_each_models_parameters_flops_and_attention(m: Model) -> None:
     f_one, kv_one = roofline.decode_attention_counts(m.n_heads, m.n_kv_heads, m.d_head, S, kvb)
     dl = tf.decode_ledger(m, B, S, DTypes(kv="fp8"))
     qk_pv = sum(op.flops for op in dl.layer if op.name in ("scores Q K^T", "weighted sum P V"))
-    assert qk_pv == B * f_one
-    assert dl.kind_total("attention", "kv_bytes") == m.n_layers * B * kv_one
+    assert qk_pv == B * f_one and dl.kind_total("attention", "kv_bytes") == m.n_layers * B * kv_one
     # The K and V projections write the new token's K and V into the cache as well.
     writes = m.n_layers * B * 2 * m.kv_dim * kvb
     assert dl.kv_bytes == m.n_layers * B * kv_one + writes
@@ -192,8 +191,7 @@ def test_decode_at_batch_1_is_weight_reads(m: Model, chip, dt: DTypes) -> None:
     assert w / chip.mem_bw <= t <= (w + kv + act) / chip.mem_bw
     ridge = chip.ridge_point("bf16")
     knee = tf.decode_critical_batch(m, ridge, dt)
-    assert knee is not None
-    assert weight_matmul_intensity(m, knee, dt) >= ridge
+    assert knee is not None and weight_matmul_intensity(m, knee, dt) >= ridge
     if knee > 1:
         assert weight_matmul_intensity(m, knee - 1, dt) < ridge
     per_matmul = [cb for _, cb in tf.matmul_critical_batches(m, ridge, dt)]
@@ -249,8 +247,7 @@ def test_critical_batch_reference_values() -> None:
     rows = dict(
         (s.name, cb) for s, cb in tf.matmul_critical_batches(LLAMA_3_70B, H100.ridge_point("bf16"))
     )
-    assert rows["Q projection"] == 319
-    assert rows["output projection"] == 319
+    assert rows["Q projection"] == 319 and rows["output projection"] == 319
     # Weight bytes set the knee: about ridge x bytes per weight / 2.
     ridge = H100.ridge_point("bf16")
     for w in ("bf16", "int8", "int4"):
@@ -297,8 +294,7 @@ def test_bad_inputs_raise_value_error() -> None:
     assert tf.batch_grid(3, per_decade=1) == [1, 3]  # one step per decade: nothing in between
     # 24 points per decade: 10 ** (3 i / 72) for i < 72, rounded, with 1 and 1000
     expected = sorted({1, 1000} | {round(10 ** (3 * i / 72)) for i in range(1, 72)})
-    assert tf.batch_grid(1000) == expected
-    assert tf.batch_grid(10) == list(range(1, 11))
+    assert tf.batch_grid(1000) == expected and tf.batch_grid(10) == list(range(1, 11))
     ops = tf.layer_ops(LLAMA_3_8B, 1, 1, 8)[0]
     assert_frozen(MIXED, ops, tf.decode_ledger(LLAMA_3_8B, 1, 8), Deployment(LLAMA_3_8B, H100))
 

@@ -51,10 +51,8 @@ def test_glossary_has_the_size_and_columns_a_course_needs() -> None:
         assert i18n.CJK_WORD.search(row["definition"]), f"definition not in Chinese: {row}"
     chinese = {form: row["chinese"] for row in GLOSSARY for form in row["english"].split("|")}
     # the terms the issue names, as Chinese inference engineers write them
-    assert chinese["arithmetic intensity"] == "算术强度"
-    assert chinese["memory-bound"] == "带宽受限"
-    assert chinese["compute-bound"] == "算力受限"
-    assert chinese["memory ledger"] == "显存账本"
+    assert chinese["arithmetic intensity"] == "算术强度" and chinese["memory-bound"] == "带宽受限"
+    assert chinese["compute-bound"] == "算力受限" and chinese["memory ledger"] == "显存账本"
     for kept in ("roofline", "ridge point", "KV cache"):
         assert chinese[kept] == kept, f"{kept} stays in English"
 

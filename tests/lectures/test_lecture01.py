@@ -104,8 +104,7 @@ def test_every_operation_is_printed_and_saved_against_the_roofs(run: Run) -> Non
     assert [r["name"] for r in run.probe["operations"]] == OPERATIONS
     ledger = [r["operation"] for r in run.table("The ledger: what each operation must do")]
     timing = [r["operation"] for r in run.table(TIMING_TABLE)]
-    assert ledger == OPERATIONS and timing == OPERATIONS
-    assert run.out.count("What to observe:") >= 3
+    assert ledger == OPERATIONS and timing == OPERATIONS and run.out.count("What to observe:") >= 3
     assert "Naive attention reached " in run.out
     # each row's own arithmetic is roofline_row's (tests/formulas/test_numpy_ops.py); here:
     # the roofs it was given are the calibration the file saves beside it
@@ -127,8 +126,7 @@ def test_flags_are_exactly_the_rows_above_110_percent(run: Run) -> None:
     printed = {r["operation"]: r["% of bound"] for r in run.table(TIMING_TABLE)}
     for r in rows:
         if r["name"] in flagged:
-            assert printed[r["name"]] == FLAG_TEXT
-            assert f"note: {r['name']} ran at " in run.out
+            assert printed[r["name"]] == FLAG_TEXT and f"note: {r['name']} ran at " in run.out
         else:
             assert printed[r["name"]] == f"{r['fraction_of_bound'] * 100:.0f}%"
             assert f"note: {r['name']} ran at " not in run.out

@@ -253,7 +253,7 @@ def test_bulk_table_by_hand() -> None:
     ]
     assert t.headers == ["chip", "precision", "runs", "median error", "median |error|",
                          "within 20%"]  # fmt: skip
-    assert t.title == "TensorRT-LLM 0.9's runs by chip and precision"
+    assert t.title == "TensorRT-LLM 0.9's validation runs by chip and precision"
     assert t.note == "error = forecast / measured - 1 (negative: predicted too fast)"
 
 

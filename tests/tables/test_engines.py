@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+
+import pytest
+
 from common.formulas.transformer import decode_ledger
 from common.tables import engines
 from common.tables import measurements as pub
@@ -13,7 +17,7 @@ CASES_13B = {"prefill, 1 GPU", "decode, 1 GPU", "prefill, 2 GPUs", "decode, 2 GP
 def test_every_term_has_a_source_and_a_positive_value() -> None:
     terms = engines.all_terms()
     assert len(terms) == len({id(t) for t in terms})
-    labels = {r.label for r in pub.ALL_REQUESTS} | CASES_13B
+    labels = {r.label for r in (*pub.ALL_REQUESTS, *pub.dli_requests())} | CASES_13B
     for term in terms:
         assert term.source and term.value > 0, term.what
         assert set(term.informs) <= labels, (term.what, set(term.informs) - labels)
@@ -35,6 +39,34 @@ def test_every_term_has_a_source_and_a_positive_value() -> None:
         assert all(any(t is u for u in terms) for t in own), e.what
         assert e.kv_reads in (engines.KV_ONCE, engines.KV_PER_HEAD, engines.KV_COPIES)
     assert engines.L2_A100 in terms and engines.L2_GH100 in terms  # A100 80GB, H200 L2
+    # 12 of TensorRT-LLM 0.9's runs are calibration: three per chip and precision (a block's rate)
+    bulk = informed & {r.label for r in pub.dli_requests()}
+    assert len(bulk) == 12 and all(label.startswith("Mistral-7B, 1 x ") for label in bulk)
+
+
+def test_a_blocks_stream_solved_from_three_runs_by_hand() -> None:
+    # TensorRT-LLM 0.9's Mistral-7B on one H100 in bf16, batch 1, a 128-token prompt, n new
+    # tokens: T(n) = prefill + (n - 1) a + c S(n), S(n) the cache each of n - 1 steps reads
+    with open(pub.TRTLLM_DLI_CSV, newline="", encoding="utf-8") as f:
+        ms = {int(r["Input/Output Lengths"].split(",")[1]): float(r["Latency (ms)"])
+              for r in csv.DictReader(f) if (r["Model"], r["GPU"], r["Precision"], r["Batch Size"],
+              r["Tensor Model Parallel Size"], r["Input/Output Lengths"][:4]) == ("Mistral 7B",
+              "H100 80GB HBM3", "Mixed", "1", "1", "128,")}  # fmt: skip
+    rows = [[1.0, n - 1, sum(128 + k for k in range(1, n)), ms[n] / 1e3] for n in (128, 2048, 4096)]
+    for i in range(3):  # Gauss-Jordan elimination of [1, n - 1, S(n) | T(n)]
+        rows[i] = [x / rows[i][i] for x in rows[i]]
+        for j in range(3):
+            if j != i:
+                rows[j] = [x - rows[j][i] * y for x, y in zip(rows[j], rows[i], strict=True)]
+    c = rows[2][3]  # s a step gains per cached token, over 32 layers of 8 blocks
+    assert c / 32 == pytest.approx(7.43e-9, rel=1e-3)  # 7.43 ns a token a layer
+    got = engines.KV_BLOCK["h100"]["bf16"]
+    assert got.value == pytest.approx(c / 32)
+    assert got.informs == tuple(f"Mistral-7B, 1 x h100, 128 + {n}" for n in (128, 2048, 4096))
+    # the A100 40GB has the 80GB's SMs; the H200 its own FP8 runs and the H100's bf16
+    assert engines.KV_BLOCK["a100"] is engines.KV_BLOCK["a100-80gb"]
+    h200 = engines.KV_BLOCK["h200"]
+    assert h200["bf16"] is got and h200["fp8"].informs[0] == "Mistral-7B, 1 x h200, fp8, 128 + 128"
 
 
 def test_a_llama_2_7b_decode_step_has_483_kernels_by_hand() -> None:

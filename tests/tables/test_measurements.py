@@ -260,7 +260,8 @@ def test_trtllm_bulk_runs_read_as_the_csv_lists_them(tmp_path) -> None:
     assert len(rows) == 913 and len(runs) == 913 - len(past) and past
     # the first row: 'LLaMA v2 7B,H100 80GB HBM3,FP8,1,1,"128,128",526.76'; the second 'Mixed'
     first = fields(runs[0], "chip precision gpus batch prompt new_tokens engine_class")
-    assert first == ("h100", "fp8", 1, 1, 128, 128, "trtllm") and runs[1].precision == "bf16"
+    assert first == ("h100", "fp8", 1, 1, 128, 128, "trtllm-single-block")
+    assert runs[1].precision == "bf16"
     assert runs[0].model.key == "llama-2-7b" and runs[0].measured.seconds == pytest.approx(0.52676)
     assert runs[0].engine == "TensorRT-LLM 0.9, NVIDIA DLI"
     assert runs[0].measured.source == pub.TRTLLM_DLI

@@ -194,41 +194,24 @@ def _knees(knees: Sequence[int | None], batch: int) -> list[tuple[float, str]]:
 #: The figure functions of ``common.plots`` the panel redraws: their arguments -> a chart.
 ADAPTERS = {
     "common.plots.roofline.roofline_figure": lambda a: roofline(
-        a["title"], a["curves"], a["points"], a["placed_on"]
-    ),
+        a["title"], a["curves"], a["points"], a["placed_on"]),
     "common.plots.roofline.roofline_panels_figure": lambda a: _roofline(
-        a["title"],
-        [p.curve for p in a["panels"]],
+        a["title"], [p.curve for p in a["panels"]],
         [_point(n, n, p.curve[0], x, y) for p in a["panels"] for n, x, y in p.points],
-        key=a.get("key", ()),
-    ),
+        key=a.get("key", ())),
     "common.plots.roofline.roofline_series_figure": lambda a: _roofline(
-        a["title"],
-        [a["curve"]],
-        [
-            _point(s.label, "", a["curve"][0], x, y, s.label)
-            for s in a["series"]
-            for x, y in s.points
-        ],
-    ),
+        a["title"], [a["curve"]], [_point(s.label, "", a["curve"][0], x, y, s.label)
+                                   for s in a["series"] for x, y in s.points]),
     "common.plots.transformer.memory_ledger_figure": lambda a: memory_ledger(
-        a["title"], a["ledgers"], a["capacity"], a["wall"]
-    ),
+        a["title"], a["ledgers"], a["capacity"], a["wall"]),
     "common.plots.transformer.moe_throughput_figure": lambda a: batch_lines(
-        a["title"],
-        list(a["curves"].items()),
-        _knees(a["knees"], a["batch"]),
-        "decode tokens/s per GPU (upper bound)",
-        "batch (tokens a decode step serves)",
-    ),
+        a["title"], list(a["curves"].items()), _knees(a["knees"], a["batch"]),
+        "decode tokens/s per GPU (upper bound)", "batch (tokens a decode step serves)"),
     "common.plots.serving.cost_figure": lambda a: batch_lines(
-        a["title"],
-        [(c.label, c.points) for c in a["curves"]],
+        a["title"], [(c.label, c.points) for c in a["curves"]],
         [(a["batch"], f"batch {a['batch']:,}")],
-        "$ per million output tokens (lower bound)",
-        "decode batch (sequences)",
-    ),
-}
+        "$ per million output tokens (lower bound)", "decode batch (sequences)"),
+}  # fmt: skip
 
 
 def install(found: list[dict[str, Any]]) -> None:
