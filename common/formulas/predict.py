@@ -668,7 +668,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     if eng.one_block and (rate := engines.KV_BLOCK.get(chip.key, {}).get(cache)):
         block = 2 * engines.BLOCK_MODEL.d_head * bytes_per_elem(cache) / rate.value  # its B/s
     elif eng.one_block:
-        notes.append(f"{BLOCK_TERM}: no block's stream measured for a {cache} cache on the "
+        notes.append(f"{BLOCK_TERM}: no block's stream measured for the {cache} cache on the "
                      f"{chip.name} (left out)")  # fmt: skip
     return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention,
                        *kv, gemv, link, block)  # fmt: skip
