@@ -421,7 +421,7 @@ def forecast_terms(
             for (op, _), (c, t) in zip(ledger.counted(), kernels, strict=True)]  # fmt: skip
     extra, was = sum(c * t for c, t in read) - sum(c * t for c, t in kernels), read
     if eng.kv_block:  # in decode, a layer's blocks each stream no faster than kv_block
-        per, decode = ledger.tokens * m.n_kv_heads * eng.kv_block, ledger.phase == "decode"
+        per, decode = ledger.batch * m.n_kv_heads * eng.kv_block, ledger.phase == "decode"
         read = [(c, max(t, op.kv_bytes / per) if decode and op.kind == "attention" else t)
                 for (op, _), (c, t) in zip(ledger.counted(), was, strict=True)]  # fmt: skip
     slow = sum(c * t for c, t in read) - sum(c * t for c, t in was)

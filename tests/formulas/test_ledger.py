@@ -142,8 +142,7 @@ def test_largest_batch_that_fits(rate: float, phase: str, expected: int) -> None
         return model_ledger(ARTICLE_7B, b, rate, phase)
 
     best = largest_batch_that_fits(BUDGET, at)
-    assert best == expected and at(best).fits(BUDGET)
-    assert not at(best + 1).fits(BUDGET)
+    assert best == expected and at(best).fits(BUDGET) and not at(best + 1).fits(BUDGET)
 
 
 def test_a_roofline_sweep_has_no_anomalies() -> None:

@@ -478,7 +478,10 @@ def test_one_block_per_kv_head_streams_no_faster_than_its_measured_rate_by_hand(
     assert predict.forecast_terms(step, SPEC, block, 1)[term] == pytest.approx(11.5e-3)
     # two GPUs, a KV head each: the blocks still take 12.5 ms, HBM 0.5 ms
     assert predict.forecast_terms(step, SPEC, block, 2)[term] == pytest.approx(12e-3)
-    # 400 sequences: 800 blocks of 1.25 MB, 0.125 ms, under HBM's 1 ms; prefill: none
+    # a verify pass of 4 tokens a sequence: still 8 blocks; 400 sequences: 800 blocks of
+    # 1.25 MB, 0.125 ms, under HBM's 1 ms; prefill: none
+    verify = dataclasses.replace(step, new_tokens=4)
+    assert predict.forecast_terms(verify, SPEC, block, 1)[term] == pytest.approx(11.5e-3)
     for other in (dataclasses.replace(step, batch=400), dataclasses.replace(step, phase="prefill")):
         assert predict.forecast_terms(other, SPEC, block, 1)[term] == 0.0
     assert term not in predict.forecast_terms(step, SPEC, BARE, 1)  # the cache split: none

@@ -177,8 +177,7 @@ def test_critical_batch_is_the_smallest_batch_reaching_the_ridge() -> None:
         previous = math.inf
         for bm in sorted({1, 7, 32, 64, 100, 128, 256, m, 2 * m}):
             flops, nbytes = rl.tiled_matmul_bytes(m, k, n, bm, 64, 128, e)
-            assert flops == 2 * m * k * n and nbytes <= previous
-            assert nbytes >= floor
+            assert flops == 2 * m * k * n and nbytes <= previous and nbytes >= floor
             previous = nbytes
         previous = math.inf
         for bn in sorted({1, 16, 128, 200, 512, n, 3 * n}):

@@ -53,8 +53,7 @@ def test_the_ledgers_print_the_articles_numbers(run: tuple[str, dict, float]) ->
     assert rows["1"][:3] == ["13.0", "2.00", "0.00"]  # 128 KiB of activations, not 512 MiB
     assert rows["24"][-1] == "OOM"
     rows = table_rows(run[0], "Largest prefill batch")
-    assert rows["30%"][0] == "18"
-    assert rows["4%"][0] == "24"
+    assert rows["30%"][0] == "18" and rows["4%"][0] == "24"
     # the batch found fits and one more does not
     for key in ("30%", "4%"):
         assert float(rows[key][1]) <= assumptions.ARTICLE_BUDGET_GIB < float(rows[key][2])
@@ -64,8 +63,7 @@ def test_the_ledgers_print_the_articles_numbers(run: tuple[str, dict, float]) ->
 def test_the_sweep_section_and_its_rows(run: tuple[str, dict, float]) -> None:
     sweep = run[1]
     d, d_out = sweep["weight_shape"]
-    assert d == d_out and d >= 1024
-    assert sweep["weight_bytes"] == 4 * d * d_out
+    assert d == d_out and d >= 1024 and sweep["weight_bytes"] == 4 * d * d_out
     assert [r["B"] for r in sweep["rows"]] == [1, 2, 4, 8, 16, 32, 64, 128, 256]
     measured = sweep["calibration_measured"]  # lecture 01's, before the sweep raised them
     assert measured["bandwidth_bytes_per_s"] == CALIBRATION["bandwidth_bytes_per_s"]
@@ -80,8 +78,7 @@ def test_the_sweep_section_and_its_rows(run: tuple[str, dict, float]) -> None:
     ridge = peak / bw
     for r in sweep["rows"]:
         b = r["B"]
-        assert r["flops"] == 2 * b * d * d
-        assert r["bytes"] == 4 * (d * d + 2 * b * d)
+        assert r["flops"] == 2 * b * d * d and r["bytes"] == 4 * (d * d + 2 * b * d)
         assert r["intensity"] == pytest.approx(r["flops"] / r["bytes"], rel=1e-12)
         assert r["bound"] == ("compute" if r["intensity"] >= ridge else "memory")
         assert r["latency_s"] > 0 and math.isfinite(r["latency_s"])
