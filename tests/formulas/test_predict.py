@@ -500,7 +500,8 @@ def test_one_block_per_kv_head_streams_no_faster_than_its_measured_rate_by_hand(
 @settings(max_examples=40, deadline=None)
 @given(chip=st.sampled_from(["a100", "a100-80gb", "h100", "h200", "b200", "tpu-v5e"]),
        model=st.sampled_from(["llama-2-7b", "llama-3-70b", "qwen3-30b-a3b", "deepseek-v3"]),
-       engine=st.sampled_from(["vllm", "trtllm", "eager", "trtllm-mmha", "sglang"]),
+       engine=st.sampled_from(["vllm", "trtllm", "eager", "trtllm-mmha", "sglang",
+                               "trtllm-single-block"]),
        gpus=st.sampled_from([1, 2, 4, 8]), batch=st.integers(1, 256),
        prompt=st.integers(1, 2048), new=st.integers(0, 64))  # fmt: skip
 def test_the_forecast_is_never_below_the_bound(chip, model, engine, gpus, batch, prompt, new):

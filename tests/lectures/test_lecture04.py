@@ -90,8 +90,7 @@ def test_a_missing_or_malformed_sweep_is_one_line(tmp_path: Path) -> None:
     proc = run_lecture("04", "--outdir", str(outdir), "--results", str(res), check=True)
     assert "Traceback" not in proc.stderr
     skipped = [ln for ln in proc.stdout.splitlines() if ln.startswith("skipped")]
-    assert len(skipped) == 1
-    assert "batch_sweep" in skipped[0] and "lecture 03" in skipped[0]
+    assert len(skipped) == 1 and "batch_sweep" in skipped[0] and "lecture 03" in skipped[0]
     assert sorted(p.name for p in outdir.iterdir()) == sorted(set(NAMES) - {"batch_sweep.png"})
     bad = sweep_section()
     bad["rows"][3]["latency_s"] = -1.0
