@@ -593,14 +593,16 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     eng = engines.ENGINES[engine]
     terms = engines.CHIP_TERMS.get(chip.key)
     spec = spec_roofs(chip, precision)
-    act = engine_dtypes(precision, engine).activations  # attention runs in it (FP8_ENGINE_BUILD)
+    dtypes = engine_dtypes(
+        precision, engine
+    )  # attention runs in its activations (FP8_ENGINE_BUILD)
     notes = [] if terms is None or not terms.note else [terms.note]
     gemv: tuple[float, float] | None = None
     if terms is None:  # the achievable roofs' shares (hw_specs: of the datasheet as shipped)
         ach = achievable_roofs(chip, precision)
         gemm = ((1, ach.peak / spec.peak),)
         hbm, floor, curve = ach.mem_bw / spec.mem_bw, 0.0, None
-        attention = achievable_roofs(chip, act).peak / ach.peak
+        attention = achievable_roofs(chip, dtypes.activations).peak / ach.peak
         notes.append(
             f"no per-shape GEMM or kernel-floor measurement on the {chip.name}: flat "
             "achievable roofs, no kernel floor, all-reduce as ring bytes (no latency)"
@@ -618,7 +620,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             notes.append(f"GEMM shares and the weight-read line measured in bf16, used at "
                          f"{precision}{' unscaled' * (scale == 1.0)}")  # fmt: skip
         # attention at the activations' peak, at the GEMM's measured bf16 share (unscaled)
-        attention = chip.peak_flops(act) / (scale * spec.peak)
+        attention = chip.peak_flops(dtypes.activations) / (scale * spec.peak)
         degree = max(d for d in terms.gemm if d <= max(1, gpus))
         if degree != gpus:
             notes.append(f"GEMM shares measured at {degree}-way shards, used at {gpus}")
@@ -664,7 +666,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         notes.append(f"{KV_TERM}: " + (f"from the {l2.what}" if l2 else engines.NO_L2))
     kv = (l2.value if l2 and per_head else 0.0, eng.kv_reads == engines.KV_COPIES)
     link = None if terms is None or home.link_bw_figure is None else home.link_bw  # the curve's
-    cache, block = engine_dtypes(precision, engine).kv, 0.0
+    cache, block = dtypes.kv, 0.0
     if eng.one_block and (rate := engines.KV_BLOCK.get(chip.key, {}).get(cache)):
         block = 2 * engines.BLOCK_MODEL.d_head * bytes_per_elem(cache) / rate.value  # its B/s
     elif eng.one_block:

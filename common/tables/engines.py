@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import statistics
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -213,29 +213,29 @@ BLOCK_RUNS = (128, 2048, 4096)  #: new tokens of the three runs, after a 128-tok
 BLOCK_MODEL = pub.MISTRAL_7B  #: their model: 32 layers, 8 KV heads of d_head 128
 
 
-def kv_block_terms(chip: str) -> dict[str, Term]:
-    """Cache precision -> seconds one decode-attention block takes per cached token on `chip`
-    (TRTLLM_BLOCK), c / L: c = ((T3 - T1)(n2 - n1) - (T2 - T1)(n3 - n1)) / ((S3 - S1)(n2 - n1) -
-    (S2 - S1)(n3 - n1)) from the runs' (n_i, T_i), S(n) = (n - 1) 128 + n (n - 1) / 2 the cached
-    tokens its n - 1 steps attend to."""
-    runs, m, out = {}, BLOCK_MODEL, {}
-    for r in pub.dli_requests():
-        if (r.model, r.chip, r.gpus, r.batch, r.prompt) == (m, chip, 1, 1, 128):
-            runs.setdefault(r.precision, {})[r.new_tokens] = r
+def kv_block_terms(runs: Iterable[pub.Request]) -> dict[str, dict[str, Term]]:
+    """Chip -> cache precision -> seconds one decode-attention block takes per cached token
+    (TRTLLM_BLOCK's `runs`), c / L: c = ((T3 - T1)(n2 - n1) - (T2 - T1)(n3 - n1)) / ((S3 - S1)
+    (n2 - n1) - (S2 - S1)(n3 - n1)) from the runs' (n_i, T_i), S(n) = (n - 1) 128 + n (n - 1) / 2
+    the cached tokens its n - 1 steps attend to."""
+    by, out = {}, {}  # (chip, cache) -> new tokens -> run; chip -> cache -> its term
+    for r in runs:  # one pass over the runs for every chip
+        if (r.model, r.gpus, r.batch, r.prompt) == (BLOCK_MODEL, 1, 1, 128):
+            by.setdefault((r.chip, r.precision), {})[r.new_tokens] = r
     (n1, s1), (n2, s2), (n3, s3) = ((n, (n - 1) * 128 + n * (n - 1) / 2) for n in BLOCK_RUNS)
-    for cache, by_n in runs.items():
+    for (chip, cache), by_n in by.items():
         t1, t2, t3 = (by_n[n].measured.seconds for n in BLOCK_RUNS)
         c = (t3 - t1) * (n2 - n1) - (t2 - t1) * (n3 - n1)
-        c /= (s3 - s1) * (n2 - n1) - (s2 - s1) * (n3 - n1)
-        out[cache] = Term(f"one decode-attention block's time per cached token, {chip.upper()}, "
-                          f"{cache} cache", c / m.n_layers, TRTLLM_BLOCK,
-                          tuple(by_n[n].label for n in BLOCK_RUNS))  # fmt: skip
+        c /= ((s3 - s1) * (n2 - n1) - (s2 - s1) * (n3 - n1)) * BLOCK_MODEL.n_layers  # c / L
+        what = f"one decode-attention block's time per cached token, {chip.upper()}, {cache} cache"
+        informs = tuple(by_n[n].label for n in BLOCK_RUNS)
+        out.setdefault(chip, {})[cache] = Term(what, c, TRTLLM_BLOCK, informs)
     return out
 
 
 #: Chip key -> cache precision -> kv_block_terms: the A100 40GB has the 80GB's SMs; the H200,
 #: the H100's die, measured in FP8 only (bf16: the H100's).
-KV_BLOCK = {chip: kv_block_terms(chip) for chip in ("a100-80gb", "h100", "h200")}
+KV_BLOCK = kv_block_terms(pub.dli_requests())
 KV_BLOCK["a100"], KV_BLOCK["h200"] = KV_BLOCK["a100-80gb"], {**KV_BLOCK["h100"], **KV_BLOCK["h200"]}
 
 
@@ -393,6 +393,10 @@ EAGER_LAUNCH = Term("CPU launch cost per kernel of eager PyTorch modules",
                     (1 / 25.5 - 1 / 104.9) / LLAMA_2_7B_STEP_KERNELS, pub.GPT_FAST,
                     ("Llama-2-7B, 1 x a100-80gb, 5 + 200",))  # fmt: skip
 VLLM_OWN_ALLREDUCE = dict(allreduce=VLLM_ALLREDUCE, allreduce_chips=CUSTOM_ALLREDUCE_CHIPS)
+#: TensorRT-LLM's FP8 cache (FP8_ENGINE_BUILD: --fp8_kv_cache) and its custom all-reduce on any
+#: NVLink node (TRTLLM_CUSTOM_AR), from v0.8 on
+TRTLLM_OWN = dict(low_precision_cache=True, allreduce=TRTLLM_ALLREDUCE,
+                  allreduce_chips=CUSTOM_ALLREDUCE_CHIPS)  # fmt: skip
 ENGINES: dict[str, Engine] = {
     "vllm": Engine(
         "continuous-batching server (vLLM): CUDA graphs in decode, CPU scheduling each step",
@@ -402,9 +406,7 @@ ENGINES: dict[str, Engine] = {
     "trtllm": Engine(  # multi-block mode on: executor.h (commit 879039f), multiBlockMode = true
         "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.12: XQA, "
         "multi-block mode on by default, its custom all-reduce)",
-        low_precision_cache=True,  # FP8_ENGINE_BUILD: --fp8_kv_cache
-        allreduce=TRTLLM_ALLREDUCE,  # on any NVLink node (TRTLLM_CUSTOM_AR)
-        allreduce_chips=CUSTOM_ALLREDUCE_CHIPS,
+        **TRTLLM_OWN,
     ),
     # SGLang v0.4's blog (lmsys.org/blog/2024-12-04-sglang-v0-4/): 5 decode batches, 'no single
     # idle time on the GPU'; python/sglang/srt/_custom_ops.py (00d8d1b): vLLM's all-reduce calls
@@ -416,10 +418,8 @@ ENGINES: dict[str, Engine] = {
     "trtllm-single-block": Engine(
         "as trtllm, TensorRT-LLM v0.8 to v0.11: one decode-attention thread block per (sequence, "
         "KV head) over its whole cache (multi-block mode a build option, off by default)",
-        low_precision_cache=True,
-        allreduce=TRTLLM_ALLREDUCE,
-        allreduce_chips=CUSTOM_ALLREDUCE_CHIPS,
         one_block=True,
+        **TRTLLM_OWN,
     ),
     "trtllm-mmha": Engine(
         "as trtllm, but NCCL's all-reduce and a decode attention of one thread block per query "

@@ -60,7 +60,7 @@ def test_a_blocks_stream_solved_from_three_runs_by_hand() -> None:
                 rows[j] = [x - rows[j][i] * y for x, y in zip(rows[j], rows[i], strict=True)]
     c = rows[2][3]  # s a step gains per cached token, over 32 layers of 8 blocks
     assert c / 32 == pytest.approx(7.43e-9, rel=1e-3)  # 7.43 ns a token a layer
-    got = engines.kv_block_terms("h100")["bf16"]  # called here: KV_BLOCK is built at import
+    got = engines.kv_block_terms(pub.dli_requests())["h100"]["bf16"]  # KV_BLOCK: at import
     assert got.value == pytest.approx(c / 32) == engines.KV_BLOCK["h100"]["bf16"].value
     assert got.informs == tuple(f"Mistral-7B, 1 x h100, 128 + {n}" for n in (128, 2048, 4096))
     # the A100 40GB has the 80GB's SMs; the H200 its own FP8 runs and the H100's bf16
