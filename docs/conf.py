@@ -111,12 +111,10 @@ sphinx_gallery_conf = {
     + (rf"(?=[^{re.escape(os.sep)}]*(?:{_only}))" if _only else "")
     + _LECTURE,
     "ignore_pattern": rf"^(?!{_LECTURE})",  # helper modules are not lectures
-    "within_subsection_order": "FileNameSortKey",
-    "reset_argv": "docs_hooks.reset_argv",
+    "within_subsection_order": "FileNameSortKey", "reset_argv": "docs_hooks.reset_argv",
     "image_scrapers": ("docs_hooks.scrape_pngs",),
     "write_computation_times": False,  # its page loads DataTables from a CDN
-    "show_signature": False,
-    "remove_config_comments": True,
+    "show_signature": False, "remove_config_comments": True,
     # A cell ending in show(...) renders its tables and observations as HTML.
     "capture_repr": ("_repr_html_",),
     "first_notebook_cell": (
@@ -127,4 +125,4 @@ sphinx_gallery_conf = {
         "# A script's first line, `import _course`, sets up a terminal run; here it does nothing.\n"
         "sys.modules.setdefault('_course', types.ModuleType('_course'))"
     ),
-}
+}  # fmt: skip

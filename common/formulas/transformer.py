@@ -377,14 +377,10 @@ def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[
         *([mm("gate projection", d, d_ff)] if gated else []),
         mm("up projection", d, d_ff),
         # silu(g) * u reads g and u and writes one tensor; a plain activation reads one
-        Op(
-            prefix + ("SiLU x up" if gated else "activation"),
-            "elementwise",
-            act * rows * d_ff,
-            act_bytes=(3 if gated else 2) * rows * d_ff * a,
-        ),
+        Op(prefix + ("SiLU x up" if gated else "activation"), "elementwise", act * rows * d_ff,
+           act_bytes=(3 if gated else 2) * rows * d_ff * a),
         mm("down projection", d_ff, d),
-    ]
+    ]  # fmt: skip
 
 
 def layer_ops(model: Model, batch: int, new_tokens: int, context: int, dtypes: DTypes | None = None,

@@ -143,15 +143,10 @@ SM_REGISTER_FILE_BYTES = int(SM_REGISTER_FILE.value)
 #: layers, 32 KV heads x 128 = 4096), fp16 weights and KV cache, 4096-token sequences, and
 #: the activation rule above (16 x 4096 x 2 bytes = 128 KiB per token).
 ARTICLE_7B = ModelSpec(
-    name="7B, fp16",
-    n_params=7e9,
-    weight_bytes=2,
-    n_layers=LLAMA_2_7B.n_layers,
-    d_kv=LLAMA_2_7B.kv_dim,
-    kv_bytes=2,
-    seq=4096,
+    name="7B, fp16", n_params=7e9, weight_bytes=2, n_layers=LLAMA_2_7B.n_layers,
+    d_kv=LLAMA_2_7B.kv_dim, kv_bytes=2, seq=4096,
     act_bytes_per_token=ACT_VECTORS_PER_TOKEN * LLAMA_2_7B.d_model * 2,
-)
+)  # fmt: skip
 ARTICLE_BATCHES = (1, 4, 8, 16, 24, 32)  # the article's ledger rows
 
 #: The largest batch (sequences) a capacity search tries, also --batch's maximum: past it

@@ -277,17 +277,12 @@ def moe_png(
         "size on the {chip} ({dtype}, context {context}). Look at the gap between the solid lines: "
         "at batch {batch} the twin serves {ratio} the mixture's tokens, since the mixture reads "
         "more experts than one token uses until its experts turn compute-bound ({knee}){dashed}",
-        model=s.model.name,
-        chip=s.chip.name,
-        dtype=s.precision,
-        context=f"{s.context:,}",
-        batch=f"{s.batch:,}",
-        ratio=ratio(twin / moe),
+        model=s.model.name, chip=s.chip.name, dtype=s.precision, context=f"{s.context:,}",
+        batch=f"{s.batch:,}", ratio=ratio(twin / moe),
         knee=say("batch {b}", b=f"{crit[0]:,}") if crit[0] else say("at no batch the figure shows"),
         dashed=say("; the dashed line adds dispatch and combine at EP {ep}.", ep=s.ep)
-        if linked
-        else say("."),
-    )
+        if linked else say("."),
+    )  # fmt: skip
     return figure(path, caption)
 
 

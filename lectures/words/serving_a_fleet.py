@@ -403,10 +403,7 @@ def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
         "Dollars per million output tokens against the decode batch at ${price} per "
         "GPU-hour on {chip}, for {names}, each up to its memory wall; the dashed "
         "line marks batch {batch}. {look}",
-        price=f"{s.price:g}",
-        chip=s.chip.name,
-        names=listing([cost_label(c) for c in costs if c.curve]),
-        batch=f"{s.batch:,}",
-        look=look,
-    )
+        price=f"{s.price:g}", chip=s.chip.name,
+        names=listing([cost_label(c) for c in costs if c.curve]), batch=f"{s.batch:,}", look=look,
+    )  # fmt: skip
     return figure(path, caption)

@@ -32,8 +32,7 @@ def test_output_names_every_level_and_the_figures(quick_run: dict) -> None:
     else:
         assert names[-1] == "DRAM"
     assert ("Caches the operating system reports" in out) == bool(LEVELS_HERE)
-    assert "Fixed cost of one call" in out
-    assert "Operations on the hierarchical roofline" in out
+    assert "Fixed cost of one call" in out and "Operations on the hierarchical roofline" in out
     assert "What to observe:" in out
     assert "quick calibration" in out  # no probe section in this results file
     cores = machine.usable_cores()
@@ -58,8 +57,7 @@ def test_results_section_schema(quick_run: dict) -> None:
     assert doc["format_version"] == results.FORMAT_VERSION
     assert machine.fingerprint(doc["machine"]) == machine.fingerprint(machine.describe())
     h = doc["hierarchy"]
-    assert h["quick"] is True
-    assert h["bytes_per_element"] == 12
+    assert h["quick"] is True and h["bytes_per_element"] == 12
     assert [c["size_bytes"] > 0 for c in h["caches"]] == [True] * len(h["caches"])
     assert [lv["name"] for lv in h["levels"]] == LEVELS_HERE
     per_call = h["per_call"]
@@ -113,8 +111,7 @@ def test_results_section_schema(quick_run: dict) -> None:
         assert roof >= fastest
 
     t = h["threads"]
-    assert t["threads"] == machine.usable_cores()
-    assert t["one_thread_bytes_per_s"] > 0
+    assert t["threads"] == machine.usable_cores() and t["one_thread_bytes_per_s"] > 0
     assert t["ridge_one_thread"] == pytest.approx(roof / t["one_thread_bytes_per_s"])
     if t["threads"] >= 2:
         assert t["all_thread_bytes_per_s"] > 0
@@ -129,16 +126,13 @@ def test_unknown_caches_and_low_probe_roof(tmp_path: Path, monkeypatch: pytest.M
     results.save_section("probe", {"calibration": calibration}, results_path)
     monkeypatch.setattr(caches, "read_caches_with_source", lambda: ([], ""))
     out = run_in_process("09", "--quick", "--results", str(results_path))
-    assert "cache sizes: unknown" in out
-    assert "change-point detector (cache sizes unknown)" in out
+    assert "cache sizes: unknown" in out and "change-point detector (cache sizes unknown)" in out
     assert "compute roof raised" in out
     doc = json.loads(results_path.read_text())
     assert "probe" in doc  # lecture 01's section is kept
     h = doc["hierarchy"]
-    assert h["caches"] == [] and h["cache_source"] is None
-    assert "detector" in h["plateau_method"]
+    assert h["caches"] == [] and h["cache_source"] is None and "detector" in h["plateau_method"]
     names = [p["name"] for p in h["plateaus"]]
     if names:
-        assert names[-1] == "DRAM"
-        assert names[:-1] == [f"L{k}" for k in range(1, len(names))]
+        assert names[-1] == "DRAM" and names[:-1] == [f"L{k}" for k in range(1, len(names))]
     assert h["compute_roof_flops_per_s"] > 1e6

@@ -88,8 +88,7 @@ def test_landmarks_the_sweep_per_head_and_the_layer_crossing(quick_run: dict) ->
 
 def test_the_kernels_agree_and_the_measured_tables_are_consistent(quick_run: dict) -> None:
     rows = rows_under(quick_run["out"], "Tiled against naive attention on random inputs")
-    assert len(rows) == 5
-    assert all(float(r[-1]) <= 1e-4 for r in rows)
+    assert len(rows) == 5 and all(float(r[-1]) <= 1e-4 for r in rows)
     out = quick_run["out"]
     levels = dict(caches.data_levels(caches.read_caches()))
     l2 = levels.get("L2", 512 * 1024)
@@ -137,13 +136,11 @@ def test_results_section_and_figures(quick_run: dict) -> None:
         n = s["n"]
         assert s["naive_bytes"] == 4 * (10 * n * n + 4 * n * 128)
         assert s["naive_seconds"] > 0 and s["tiled_seconds"] > 0
-    assert section["fixed_cost_per_step_s"] > 0
-    assert section["lecture_seconds"] > 0
+    assert section["fixed_cost_per_step_s"] > 0 and section["lecture_seconds"] > 0
     outdir = Path(quick_run["outdir"])
     for name in ("10_traffic_vs_on_chip_memory.png", "10_kernel_times.png"):
         png = outdir / name
-        assert png.stat().st_size > 10_000
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert png.stat().st_size > 10_000 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"saved figure: {png}" in quick_run["out"]
 
 
@@ -157,5 +154,4 @@ def test_the_lecture_runs_when_no_shared_memory_reaches_the_h100_ridge(
         out = run_in_process("10", "--quick", "--results", str(tmp_path / "r.json"))
     assert "LLC not reported" in out and "LLC 32.00 MiB" not in out
     assert "H100 SXM ridge" not in out and "A100 40GB SXM ridge" in out
-    assert "461 KiB" not in out and "never" in out
-    assert not contradictions(out)
+    assert "461 KiB" not in out and "never" in out and not contradictions(out)

@@ -161,8 +161,7 @@ def test_a_trace_the_profiler_could_not_write_names_its_folder(tmp_path: Path) -
 
 def test_without_torch_one_line_and_status_0_and_a_broken_torch_is_one_line(tmp_path) -> None:
     out = quiet_run(LECTURE, python_flags=("-S",))  # no site-packages: no torch
-    assert out.count("\n") == 1
-    assert "needs PyTorch" in out and 'pip install -e ".[profile]"' in out
+    assert out.count("\n") == 1 and "needs PyTorch" in out and 'pip install -e ".[profile]"' in out
     fake = tmp_path / "torch"
     fake.mkdir()
     (fake / "__init__.py").write_text("raise OSError('libtorch_cpu.so: undefined symbol: x')\n")

@@ -296,8 +296,7 @@ def test_every_lecture_is_covered() -> None:
     assert {"01_machine_probe.py", "02_roofline_basics.py", "09_hierarchical_roofline.py"} <= names
     by_name = {lecture.name: lecture for lecture in ALL}
     assert by_name["01"].saves and not by_name["05"].saves  # read from --help
-    assert by_name["02"].flags == {"--png": None, "--outdir": "DIR"}
-    assert len(CASES) > 10 * len(ALL)
+    assert by_name["02"].flags == {"--png": None, "--outdir": "DIR"} and len(CASES) > 10 * len(ALL)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
@@ -312,8 +311,7 @@ def test_bad_input(case: Case, outcomes: dict[str, Outcome]) -> None:
         assert case.words in proc.stdout
     else:
         assert len(lines) == 1, proc.stderr
-        assert lines[0].startswith(f"{case.lecture.path.name}: ")
-        assert case.words in lines[0]
+        assert lines[0].startswith(f"{case.lecture.path.name}: ") and case.words in lines[0]
     if proc.returncode == 2:
         assert proc.stdout == "" or case.hide_matplotlib  # refused before any work
     if case.hide_matplotlib:
@@ -494,5 +492,4 @@ def test_png_is_written_into_outdir(name: str, args: list, figure: str, tmp_path
     proc = run_lecture(name, "--png", "--outdir", str(outdir), *args, cwd=tmp_path, check=True)
     png = outdir / figure
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
-    assert f"saved figure: {png}" in proc.stdout
-    assert [p.name for p in outdir.iterdir()] == [figure]
+    assert f"saved figure: {png}" in proc.stdout and [p.name for p in outdir.iterdir()] == [figure]

@@ -52,8 +52,7 @@ def steps(inner: float, outer: float) -> str:
 def test_cache_table_or_the_unknown_line() -> None:
     caches = [SimpleNamespace(name="L1d", kind="Data", size_bytes=48 * KIB, shared_cpus=1)]
     table_ = table(page.cache_table(caches, "sysfs"))
-    assert table_.rows == [["L1d", "Data", "48 KiB", "1 CPU(s)"]]
-    assert table_.note == "source: sysfs"
+    assert table_.rows == [["L1d", "Data", "48 KiB", "1 CPU(s)"]] and table_.note == "source: sysfs"
     unshared = [SimpleNamespace(name="L3", kind="Unified", size_bytes=MIB, shared_cpus=None)]
     assert table(page.cache_table(unshared, "sysfs")).rows[0][3] == "-"
     assert str(page.cache_table([], "")).startswith("cache sizes: unknown")
@@ -408,8 +407,7 @@ def test_the_sweep_marks_the_first_size_of_each_level_for_a_phone() -> None:
     shares = [0.0] * len(sizes)
     swept = table(sweep(points, shares, seconds=1.0, after=costs, used=costs))
     assert [row[1] for row in swept.rows] == ["L1", "L1", "L2", "L2", "DRAM", "DRAM"]
-    assert swept.keep == {0, 2, 4}
-    assert swept._repr_html_().count('<tr class="rl-keep">') == 3
+    assert swept.keep == {0, 2, 4} and swept._repr_html_().count('<tr class="rl-keep">') == 3
     # without cache sizes every row is '-': no level begins, nothing is marked
     blind = table(sweep(points, shares, [], seconds=1.0, after=costs, used=costs))
     assert blind.keep == frozenset()

@@ -189,8 +189,7 @@ def test_ledger_and_timing_tables() -> None:
     timing = table(group)
     assert timing.rows[0][:4] == ["add", "1.00 ms", "60.0 ms", "memory"]
     assert timing.rows[0][4:] == ["60.0 ms", "75.0 ms", "80%", "1.3 GFLOP/s"]
-    assert timing.rows[1][6] == "above roof (see note)"
-    assert group.items[2] is STAMP
+    assert timing.rows[1][6] == "above roof (see note)" and group.items[2] is STAMP
     lines = [str(n) for n in page.timing_table([ADD, FAST, FAST], STAMP, LLC, 1).items[3:]]
     assert len(lines) == 2 and lines[0].startswith("\nnote: fast add ran at 200% of its bound,")
     assert lines[1].startswith("note: fast add ran at 200% of its bound, which the roofline")
@@ -211,12 +210,10 @@ def test_operation_observations_quote_the_rows() -> None:
     # phases: matmuls 300 ms (bound 100 ms), softmax 200 ms (bound 150 ms);
     # overlap limit 150 / (100 + 150) = 60%; shares 100/300 = 33%, 150/200 = 75%
     assert "matmuls took 300 ms (their bound: 100 ms)" in items[4]
-    assert "softmax 200 ms (bound: 150 ms)" in items[4]
-    assert "would reach only 60%" in items[4]
+    assert "softmax 200 ms (bound: 150 ms)" in items[4] and "would reach only 60%" in items[4]
     assert items[4].endswith("matmuls reached 33% of their bound and the softmax 75%.")
     assert "I = 3.99 FLOP/byte, memory-bound, 32% of its bound" in items[5]
-    assert "I = 228, compute-bound, 47%" in items[5]
-    assert items[5].endswith("near 100%: 42%.")
+    assert "I = 228, compute-bound, 47%" in items[5] and items[5].endswith("near 100%: 42%.")
     items = page.operation_observations(operations(0.09, "compute")).items
     assert items[1] == (
         "The elementwise rows and LayerNorm have I <= 0.15 FLOP/byte, against I* = 0.09: add "

@@ -360,8 +360,7 @@ def test_this_machine_from_the_results_file(results_file: Path) -> None:
     results.save_section("probe", {"calibration": calibration, "operations": []}, results_file)
     out = run_lecture("05")
     row = table_rows(section(out, "Machines"))["this machine (numpy, fp32)"]
-    assert row == ["100.0 GFLOP/s", "20.000 GB/s", "5.0"]
-    assert "note: this machine" not in out
+    assert row == ["100.0 GFLOP/s", "20.000 GB/s", "5.0"] and "note: this machine" not in out
 
 
 def test_other_chip_and_precision() -> None:
@@ -470,8 +469,7 @@ def test_a100_bandwidth_6000e9_keeps_the_attention_time() -> None:
         text = run_lecture("05", "--results", "/nonexistent/x")
     flat = unwrapped(text)
     assert "The time bound stays at 0.028 ms: moving fewer bytes saves no time" in flat
-    assert "stays on the compute-bound side of I* = 52.0" in flat
-    assert claim_faults(text) == []
+    assert "stays on the compute-bound side of I* = 52.0" in flat and claim_faults(text) == []
 
 
 def test_the_readme_edit_prints_times_whose_ratio_follows() -> None:

@@ -21,10 +21,8 @@ MODEL = dataclasses.replace(
 
 
 def test_the_line_without_torch_names_both_commands() -> None:
-    assert "needs PyTorch" in page.NEEDS_TORCH
-    assert "`make profile`" in page.NEEDS_TORCH
-    assert '`pip install -e ".[profile]"`' in page.NEEDS_TORCH
-    assert "\n" not in page.NEEDS_TORCH
+    assert "needs PyTorch" in page.NEEDS_TORCH and "`make profile`" in page.NEEDS_TORCH
+    assert '`pip install -e ".[profile]"`' in page.NEEDS_TORCH and "\n" not in page.NEEDS_TORCH
 
 
 def test_setup_table_titles_the_model_and_lists_each_roof() -> None:

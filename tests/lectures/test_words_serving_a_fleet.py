@@ -288,8 +288,7 @@ def test_disaggregation_by_hand() -> None:
     balance = [page.Balance(2048, 512, 0.2048, 1.024, 0.25)]
     # P:D 0.25: a quarter of a prefill GPU per decode GPU, 0.25 / 1.25 = 20.0% of the GPUs
     group = page.disaggregation_section(setup(), balance)
-    assert rows(group)[1][4:] == ["0.250", "20.0%"]
-    assert "decode batch 64" in group.items[0].title
+    assert rows(group)[1][4:] == ["0.250", "20.0%"] and "decode batch 64" in group.items[0].title
 
 
 def test_speculation_by_hand() -> None:
@@ -325,8 +324,7 @@ def test_the_default_run_by_hand() -> None:
     assert (
         "Prefill takes 2,292 node-hours and decode 3,153: 5,445 together against the 5,442" in out
     )
-    assert "node-hours 5,445 5,442 +0.05%" in out
-    assert "daily cost $87,116 $87,072 +0.05%" in out
+    assert "node-hours 5,445 5,442 +0.05%" in out and "daily cost $87,116 $87,072 +0.05%" in out
     # 342e9 x 0.14 + 266e9 x 0.55 + 168e9 x 2.19 = $562,100 against $562,027 (+0.01%)
     assert "revenue at R1 prices $562,100 $562,027 +0.01%" in out
     # $16 a node-hour: 16 / 3600 / 73.7e3 x 1e6 = $0.060, / 14.8e3 x 1e6 = $0.300
@@ -335,8 +333,7 @@ def test_the_default_run_by_hand() -> None:
     # the middle of 85-90%
     assert "implies a = 80.0%, below the published range (against its middle, 87.5%: -7.5%)" in out
     # K = 1 at a = 0.8: E = 1 + 0.8 = 1.80 tokens a verify step
-    assert "1.80" in out
-    assert "Qwen3-30B-A3B is cheaper. A step for one token reads all" in out
+    assert "1.80" in out and "Qwen3-30B-A3B is cheaper. A step for one token reads all" in out
     # section 3's prompt-against-output ratio at batch 64 is section 4's at the same batch
     # (section 4 once priced batch 60, the nearest of its grid below, and said 1/10.24)
     ratio = out.split("an output token 164 µs at batch 64: a prompt token costs ")[1][:6]
@@ -353,8 +350,7 @@ def test_other_models_and_the_reasons() -> None:
     # A 1-token prompt costs what an output token costs: no "prefill fills the matmuls".
     flags = ("--model", "deepseek-v3", "--chip", "tpu-v5e", "--prompt", "1", "--output", "1")
     out = prose(run_lecture("14", *flags, "--batch", "1", "--budget", "2"))
-    assert "Llama-3-8B is cheaper." in out
-    assert "only the chosen experts" not in out
+    assert "Llama-3-8B is cheaper." in out and "only the chosen experts" not in out
     assert "for an output token at batch 1, the same." in out
     assert "fills the matmuls" not in out
     assert "with 1 output token needs" in out  # one token, not "1 output tokens"
