@@ -201,8 +201,10 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # - the all-reduce curve of its node or of its engine;
 # - the CPU's scheduling cost per step where the engine leaves the GPU waiting for it, and
 #   its cost per kernel launch where no CUDA graph launches them;
-# - the *KV re-read per query head*: a decode attention that reads each shared KV head once
-#   per query head, the re-reads at the L2's measured bandwidth;
+# - the *KV re-read per query head*: a decode attention of one block per query head (vLLM's
+#   before v0.4.3, FasterTransformer's, TensorRT-LLM's masked MHA, which v0.8 to v0.10 run for
+#   any group but XQA's 8 query heads a KV head) walks each shared KV head once per query
+#   head, at the rate solved from TensorRT-LLM 0.9's Mistral-7B runs at batch 64 and 120;
 # - *one block per KV head*: a decode attention that gives each sequence's KV head one thread
 #   block over its whole cache (TensorRT-LLM before v0.12, FasterTransformer) is no faster
 #   than that block's bytes at the rate one block streams, solved from TensorRT-LLM 0.9's
@@ -248,9 +250,10 @@ show(page.requests_table(rows), page.requests_observations(rows), *page.left_out
 # and Mistral 7B on 1 to 8 A100 80GB, H100 or H200 GPUs, in 16 bits and in FP8, each one
 # batch of 1 to 1,536 sequences with prompts of 128 or 2,048 tokens and 128 to 4,096 new
 # tokens. Each run is predicted as above, with the ``trtllm-single-block`` class. Mistral
-# 7B's runs at batch 1 after a 128-token prompt gave one block's rate: they are calibration,
-# the rest validation. The table groups the validation runs by chip and precision, the list
-# below it both roles, then the validation runs by GPU count, batch, prompt and precision.
+# 7B's runs after a 128-token prompt at batch 1 gave one block's rate, and at batch 64 and
+# 120 with 2,048 new tokens the walk per query head: they are calibration, the rest
+# validation. The table groups the validation runs by chip and precision, the list below it
+# both roles, then the validation runs by GPU count, batch, prompt and precision.
 
 bulk = [predicted(r) for r in pub.dli_requests()]
 unheld = sum(row is None for row in bulk)  # runs on several GPUs of a chip with no link figure

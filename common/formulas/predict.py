@@ -253,7 +253,9 @@ class EngineRoofs:
     launch: float = 0.0  #: seconds of CPU launch per kernel the GPU waits for (eager)
     notes: tuple[str, ...] = ()  #: terms left out or carried from another chip, said plainly
     attention_share: float = 1.0  #: attention's peak / the GEMMs' (16-bit beside FP8 GEMMs)
-    kv_l2: float = 0.0  #: L2 B/s decode attention re-reads each KV head from, once per query head
+    #: B/s a decode attention of one block per query head walks the cache at, each KV head once
+    #: per query head (engines.KV_REREAD; 0: it reads each KV head once, or no walk measured)
+    kv_reread: float = 0.0
     kv_copies: bool = False  #: the KV heads copied once per query head in HBM (engines.KV_COPIES)
     #: a weight-reading GEMM's start-up time (s) and its bandwidth's share of the spec's: its
     #: time t0 + D / (share x beta) for D bytes on one GPU (None: at hbm_share like the rest)
@@ -262,6 +264,7 @@ class EngineRoofs:
     #: B/s one decode-attention block streams where each (sequence, KV head) has one block
     #: over its whole cache (0: the engine splits the cache, or no rate was measured)
     kv_block: float = 0.0
+    once_groups: tuple[int, ...] = ()  #: query heads a KV head read once all the same (XQA's)
 
 
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
@@ -278,10 +281,11 @@ EP_TERMS = ("EP dispatch", "EP combine")
 #: run in FP8 (``engines.FP8_ENGINE_BUILD``): their time at the 16-bit peak less at the GEMMs'.
 ATTENTION_TERM = "attention at the 16-bit peak"
 #: The forecast's term for decode attention under grouped-query attention (g query heads to a
-#: KV head) that reads each KV head once per query head (``engines.KV_PER_HEAD``): g reads
-#: from L2 beside the one from HBM, the kernel as slow as the slower (prefill reads no cache
-#: this way: 0); or that copies it g times (``engines.KV_COPIES``): 2 g x its KV bytes more
-#: through HBM (the copy reads it, writes g; attention reads g, not 1). None for g = 1.
+#: KV head) that reads each KV head once per query head (``engines.KV_PER_HEAD``, or a group
+#: its XQA does not take): no faster than g x its KV bytes at the measured walk kv_reread
+#: (prefill reads no cache this way: 0); or that copies it g times (``engines.KV_COPIES``):
+#: 2 g x its KV bytes more through HBM (the copy reads it, writes g; attention reads g, not 1).
+#: None for g = 1.
 KV_TERM = "KV re-read per query head"
 #: The forecast's term for a KV cache split over fewer shards than GPUs (llm.kv_shards): a
 #: latent cache, or fewer KV heads than GPUs, which each GPU reads whole (its heads' share).
@@ -416,8 +420,9 @@ def forecast_terms(
         held = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak, bw, ways)
         whole[SHARED_KV_TERM] = sum(c * t for c, t in held) - sum(c * t for c, t in kernels)
         kernels = held
-    l2 = eng.kv_l2 if g > 1 and ledger.phase == "decode" else 0.0
-    read = [(c, max(t, g * op.kv_bytes / gpus / l2) if l2 and op.kind == "attention" else t)
+    walks = eng.kv_reread if g > 1 and g not in eng.once_groups else 0.0
+    walk = walks if ledger.phase == "decode" else 0.0
+    read = [(c, max(t, g * op.kv_bytes / gpus / walk) if walk and op.kind == "attention" else t)
             for (op, _), (c, t) in zip(ledger.counted(), kernels, strict=True)]  # fmt: skip
     extra, was = sum(c * t for c, t in read) - sum(c * t for c, t in kernels), read
     if eng.kv_block:  # in decode, a layer's blocks each stream no faster than kv_block
@@ -428,7 +433,7 @@ def forecast_terms(
     block = {BLOCK_TERM: slow} if eng.kv_block else {}
     copies = eng.kv_copies * 2 * g * ledger.kind_total("attention", "kv_bytes") / gpus
     seconds = extra + copies / shares.mem_bw
-    reread = {KV_TERM: seconds} if g > 1 and (eng.kv_l2 or eng.kv_copies) else {}
+    reread = {KV_TERM: seconds} if walks or (g > 1 and eng.kv_copies) else {}
     at = eng.curve_link if eng.curve and gpus in eng.curve and eng.curve_link else spec.link_bw
     ring = comm_time(ledger, gpus, at, None)  # the bytes on the measured curve's own link
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
@@ -440,16 +445,12 @@ def forecast_terms(
     return {
         "bound (spec roofs)": bound_time(ledger, spec, gpus),
         "measured GEMM and HBM shares": max(0.0, t_kernels - roofline_time(ledger, spec, gpus)),
-        **attention,
-        **whole,
-        **reread,
-        **block,
+        **attention, **whole, **reread, **block,
         "all-reduce beyond ring bytes": max(0.0, measured - ring),
         "kernel floor": sum(c * max(0.0, eng.floor - t) for c, t in read),
         "CPU launch per kernel": sum(c for c, _ in kernels) * eng.launch,
-        "fixed cost per step": eng.step,
-        **exchange,
-    }
+        "fixed cost per step": eng.step, **exchange,
+    }  # fmt: skip
 
 
 class Forecast(NamedTuple):
@@ -661,16 +662,18 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None
     ]
     launch, step = (0.0 if t is None else t.value for t in (eng.launch, eng.step))
-    per_head, l2 = eng.kv_reads == engines.KV_PER_HEAD, terms and terms.l2
-    if per_head:
-        notes.append(f"{KV_TERM}: " + (f"from the {l2.what}" if l2 else engines.NO_L2))
-    kv = (l2.value if l2 and per_head else 0.0, eng.kv_reads == engines.KV_COPIES)
     link = None if terms is None or home.link_bw_figure is None else home.link_bw  # the curve's
-    cache, block = dtypes.kv, 0.0
-    if eng.one_block and (rate := engines.KV_BLOCK.get(chip.key, {}).get(cache)):
-        block = 2 * engines.BLOCK_MODEL.d_head * bytes_per_elem(cache) / rate.value  # its B/s
-    elif eng.one_block:
-        notes.append(f"{BLOCK_TERM}: no block's stream measured for the {cache} cache on the "
-                     f"{chip.name} (left out)")  # fmt: skip
+
+    def rate(by_chip: Mapping, term: str, what: str) -> float:  # B/s, from s a token a head
+        if (t := by_chip.get(chip.key, {}).get(dtypes.kv)) is None:
+            notes.append(f"{term}: no {what} measured for the {dtypes.kv} cache on the "
+                         f"{chip.name} (left out)")  # fmt: skip
+            return 0.0
+        return 2 * engines.BLOCK_MODEL.d_head * bytes_per_elem(dtypes.kv) / t.value
+
+    per_head = eng.kv_reads == engines.KV_PER_HEAD or eng.once_groups
+    walk = rate(engines.KV_REREAD, KV_TERM, "walk") if per_head else 0.0
+    block = rate(engines.KV_BLOCK, BLOCK_TERM, "block's stream") if eng.one_block else 0.0
     return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention,
-                       *kv, gemv, link, block)  # fmt: skip
+                       walk, eng.kv_reads == engines.KV_COPIES, gemv, link, block,
+                       eng.once_groups)  # fmt: skip

@@ -84,14 +84,6 @@ FP8_ENGINE_BUILD = (
     f"transformers' does, unless --kv-cache-dtype fp8; {CHECKED}"
 )
 KV_CHECKED = "checked 2026-12-06"
-GPU_BENCHES_L2 = (
-    "te42kyfo/gpu-benches (github.com/te42kyfo/gpu-benches, commit 1c36d50), gpu-l2-cache/{file} "
-    "(measured with its main.cu of commit 3088b33): 200,000 blocks of 1,024 threads, each summing "
-    "FP64 products over one of the data set's 512 kB slices, which the blocks share; column "
-    "'Eff. bw' (bytes read / the best of 11 runs); the figure is its median over the data sets "
-    "that fit in half the L2 (the chip splits its L2 in two partitions), 1.5 MB to {half} MB; "
-    + KV_CHECKED
-)
 FLASH_DECODE = (
     "vllm-project/flash-attention csrc/flash_attn/flash_api.cpp (commit 04325b6), mha_fwd_kvcache: "
     "with one query token and num_heads > num_heads_k ('seqlenq_ngroups_swapped') a KV head's g "
@@ -107,8 +99,9 @@ MMHA = (
     "hi_kv = hi / qhead_per_kv; vllm-project/vllm csrc/attention/attention_kernels.cu (commit "
     "00f5113, 'Adapted from' FasterTransformer's kernel), vLLM's decode attention before its PR "
     "#4907: 'Grid: (num_heads, num_seqs, max_num_partitions)', kv_head_idx = head_idx / "
-    "num_queries_per_kv (head_mapping[head_idx] in v0.1): each query head's block reads its KV "
-    "head, and the g blocks of a group, launched side by side, read it again from L2; " + KV_CHECKED
+    "num_queries_per_kv (head_mapping[head_idx] in v0.1): each query head's block walks its KV "
+    "head's cache, g walks of it for a group (vLLM's kernel carried at the walk measured for "
+    "TensorRT-LLM's); " + KV_CHECKED
 )
 HF_REPEAT_KV = (
     "huggingface/transformers src/transformers/models/llama/modeling_llama.py (commit 0022728), "
@@ -117,8 +110,8 @@ HF_REPEAT_KV = (
     "(commit 00c238b) does the same unless torch >= 2.5 and no attention mask; " + KV_CHECKED
 )
 #: How an engine's decode attention reads a grouped-query cache (g query heads to a KV head):
-#: once for the group, once per query head (the g - 1 more from L2), or after copying each KV
-#: head g times in HBM; and the code that says so.
+#: once for the group, once per query head (g walks of it), or after copying each KV head g
+#: times in HBM; and the code that says so.
 KV_ONCE, KV_PER_HEAD, KV_COPIES = "once", "per query head", "copies"
 KV_SOURCES = {KV_ONCE: FLASH_DECODE, KV_PER_HEAD: MMHA, KV_COPIES: HF_REPEAT_KV}
 
@@ -233,10 +226,56 @@ def kv_block_terms(runs: Iterable[pub.Request]) -> dict[str, dict[str, Term]]:
     return out
 
 
-#: Chip key -> cache precision -> kv_block_terms: the A100 40GB has the 80GB's SMs; the H200,
-#: the H100's die, measured in FP8 only (bf16: the H100's).
-KV_BLOCK = kv_block_terms(pub.dli_requests())
-KV_BLOCK["a100"], KV_BLOCK["h200"] = KV_BLOCK["a100-80gb"], {**KV_BLOCK["h100"], **KV_BLOCK["h200"]}
+XQA_GROUPS = (8,)  #: the groups TensorRT-LLM v0.8 to v0.10 takes XQA for (XQA_SOURCE)
+XQA_SOURCE = (
+    "NVIDIA/TensorRT-LLM v0.9.0 (commit 250d9c29, as tensorrtllm_backend's v0.9.0 tag pins it; "
+    "v0.8.0's 5955b8af and v0.10.0's 9bd15f19 alike), cpp/tensorrt_llm/kernels/decoderMasked"
+    "MultiheadAttention/, the XQA kernel's shouldUse: 'if (nbQHeadsPerKV != 8 && nbQHeadsPer"
+    "KV != 1) SUPPORT_RETURN_FALSE', its one-beam kernels for 8 query heads a KV head only "
+    "(nqpkv_8): any other group decodes with the masked MHA; code checked 2026-12-07"
+)
+TRTLLM_REREAD = (
+    "NVIDIA DLI's TensorRT-LLM 0.9.0 runs (dataset/trt_llm_0_9_0_dli.csv, as for a block's "
+    "stream): Mistral-7B on one GPU, 128-token prompt, 2,048 new tokens, at batch 64 and 120, "
+    "bf16 or FP8 (an FP8 cache); that version takes XQA for 8 query heads a KV head only ("
+    + XQA_SOURCE
+    + "), so Mistral-7B's 4 decode with its masked MHA, one block per query head, "
+    "each walking its KV head's whole cache: per (chip, precision) the figure is t = (T2 - T1) "
+    "/ ((b2 - b1) H L S), the time the 56 more sequences add per cached token, query head (H = "
+    "32) and layer (L = 32), S = 2,047 x 128 + 2,048 x 2,047 / 2 the cached tokens a sequence's "
+    "steps attend to; what else a sequence adds (its 128-token prefill, a GEMM row) is folded "
+    f"in, so the walk's rate 2 d_head b / t B/s (b bytes an element) is if anything low; {CHECKED}"
+)
+REREAD_BATCHES = (64, 120)  #: the two runs' batches, 128 + 2,048 tokens each
+
+
+def kv_reread_terms(runs: Iterable[pub.Request]) -> dict[str, dict[str, Term]]:
+    """Chip -> cache precision -> seconds a decode attention of one block per query head takes
+    per cached token, query head and layer (TRTLLM_REREAD's `runs`): (T2 - T1) / ((b2 - b1) H L
+    S), S = 2,047 x 128 + 2,048 x 2,047 / 2 the cached tokens a sequence's steps attend to."""
+    by, out, m, n = {}, {}, BLOCK_MODEL, 2048
+    for r in runs:
+        if (r.model, r.gpus, r.prompt, r.new_tokens, r.batch in REREAD_BATCHES) == (
+            m,
+            1,
+            128,
+            n,
+            1,
+        ):
+            by.setdefault((r.chip, r.precision), {})[r.batch] = r
+    walked = m.n_heads * m.n_layers * ((n - 1) * 128 + n * (n - 1) / 2)  # per sequence
+    for (chip, cache), (one, two) in ((k, [v[b] for b in REREAD_BATCHES]) for k, v in by.items()):
+        t = (two.measured.seconds - one.measured.seconds) / ((two.batch - one.batch) * walked)
+        what = f"decode attention's walk per query head, {chip.upper()}, {cache} cache"
+        out.setdefault(chip, {})[cache] = Term(what, t, TRTLLM_REREAD, (one.label, two.label))
+    return out
+
+
+#: Chip key -> cache precision -> kv_block_terms and kv_reread_terms: the A100 40GB has the
+#: 80GB's SMs; the H200, the H100's die, measured in FP8 only (bf16: the H100's).
+KV_BLOCK, KV_REREAD = (f(pub.dli_requests()) for f in (kv_block_terms, kv_reread_terms))
+for _by in (KV_BLOCK, KV_REREAD):
+    _by["a100"], _by["h200"] = _by["a100-80gb"], {**_by["h100"], **_by["h200"]}
 
 
 @dataclass(frozen=True)
@@ -251,7 +290,6 @@ class ChipTerms:
     allreduce_source: str  #: where that curve comes from
     measured_on: str  #: the chip key whose datasheet (as shipped) the shares are taken against
     note: str = ""  #: how the figures reach a chip they were not measured on
-    l2: Term | None = None  #: L2 bandwidth, B/s (GPU_BENCHES_L2)
 
 
 #: vidur's profile (VIDUR_MLP), ms, by (generation, g): the GEMM on one of g GPUs at GEMM_ROWS.
@@ -274,7 +312,7 @@ VIDUR_SMALL_S = {
 
 
 def _vidur(
-    gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str, note: str = "", l2=None
+    gpu: str, allreduce: Mapping, allreduce_source: str, measured_on: str, note: str = ""
 ) -> ChipTerms:
     """A generation's terms from vidur's profile of it, each a Term with its source."""
     src, k, name = VIDUR_MLP.format(gpu=gpu), GEMM_K, gpu.upper()
@@ -283,8 +321,7 @@ def _vidur(
             for (chip, g), row in VIDUR_GEMM_MS.items() if chip == gpu}  # fmt: skip
     small = tuple(Term(f"{what}, 1 token, {name}", s, src)
                   for what, s in zip(SMALL_KERNELS, VIDUR_SMALL_S[gpu], strict=True))  # fmt: skip
-    return ChipTerms(gemm, gemv_terms(gpu), small, allreduce, allreduce_source, measured_on, note,
-                     l2)  # fmt: skip
+    return ChipTerms(gemm, gemv_terms(gpu), small, allreduce, allreduce_source, measured_on, note)
 
 
 #: All-reduce time against message bytes on one DGX H100, per GPU count (VIDUR_ALLREDUCE_H100):
@@ -293,17 +330,11 @@ H100_DGX_ALLREDUCE = dgx_curve(
     {2: (31, 11, 43, 42, 74, 245), 4: (38, 41, 41, 47, 93, 315), 8: (33, 27, 33, 51, 114, 343)}
 )
 
-# gpu-benches' L2 bandwidth (GPU_BENCHES_L2): the median of 26 data sets (A100 80GB, up to
-# 20 MB) and of 29 (H200, up to 25 MB), GB/s.
-L2_A100 = Term("L2 of an A100 80GB, 5.41 TB/s", 5410.85e9,
-               GPU_BENCHES_L2.format(file="a100_80.txt", half=20))  # fmt: skip
-L2_GH100 = Term("L2 of an H200 (the H100 SXM's die, SMs and 50 MB L2), 10.08 TB/s", 10084.5e9,
-                GPU_BENCHES_L2.format(file="h200.txt", half=25))  # fmt: skip
 A100_TERMS = _vidur(
     "a100", pub.A100_DGX_ALLREDUCE, "vidur's DGX A100 curve (measurements.A100_DGX_ALLREDUCE)",
-    "a100-80gb", "measured on an A100 80GB; the 40GB part has the same SMs", L2_A100,
+    "a100-80gb", "measured on an A100 80GB; the 40GB part has the same SMs",
 )  # fmt: skip
-H100_TERMS = _vidur("h100", H100_DGX_ALLREDUCE, VIDUR_ALLREDUCE_H100, "h100", l2=L2_GH100)
+H100_TERMS = _vidur("h100", H100_DGX_ALLREDUCE, VIDUR_ALLREDUCE_H100, "h100")
 H200_NOTE = (
     "measured on an H100 SXM; the H200 has the same GH100 die and NVLink 4 switch, so its "
     "shares of the datasheet are taken as the H100's (no H200 measurement published here)"
@@ -377,6 +408,9 @@ class Engine:
     allreduce_chips: Mapping[str, str] = dataclasses.field(default_factory=dict)
     kv_reads: str = KV_ONCE  #: how its decode attention reads a grouped-query cache (KV_SOURCES)
     one_block: bool = False  #: decode attention one thread block per (sequence, KV head), no split
+    #: the groups (query heads a KV head) its once-reading decode kernel takes, the others read
+    #: per query head by its masked MHA (empty: it takes any)
+    once_groups: tuple[int, ...] = ()
 
 
 # vLLM's CPU work per step before multi-step scheduling, every step (VLLM_RFC_6854; measured
@@ -401,65 +435,45 @@ ENGINES: dict[str, Engine] = {
     "vllm": Engine(
         "continuous-batching server (vLLM): CUDA graphs in decode, CPU scheduling each step",
         Term("vLLM CPU cost per step (GPU bubble, amortised over 8)", 4 * MS / 8, VLLM_RFC_6854),
-        **VLLM_OWN_ALLREDUCE,
-    ),
+        **VLLM_OWN_ALLREDUCE),
     "trtllm": Engine(  # multi-block mode on: executor.h (commit 879039f), multiBlockMode = true
         "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.12: XQA, "
-        "multi-block mode on by default, its custom all-reduce)",
-        **TRTLLM_OWN,
-    ),
+        "multi-block mode on by default, its custom all-reduce)", **TRTLLM_OWN),
     # SGLang v0.4's blog (lmsys.org/blog/2024-12-04-sglang-v0-4/): 5 decode batches, 'no single
     # idle time on the GPU'; python/sglang/srt/_custom_ops.py (00d8d1b): vLLM's all-reduce calls
     "sglang": Engine(
         "continuous-batching server with CUDA graphs and its CPU work overlapped with the GPU's "
         "(SGLang from v0.4), its custom all-reduce (vLLM's, as sgl-kernel carries it)",
-        **VLLM_OWN_ALLREDUCE,
-    ),
+        **VLLM_OWN_ALLREDUCE),
     "trtllm-single-block": Engine(
-        "as trtllm, TensorRT-LLM v0.8 to v0.11: one decode-attention thread block per (sequence, "
-        "KV head) over its whole cache (multi-block mode a build option, off by default)",
-        one_block=True,
-        **TRTLLM_OWN,
-    ),
+        "as trtllm, TensorRT-LLM v0.8 to v0.10: one decode-attention thread block per (sequence, "
+        "KV head) over its whole cache (multi-block mode a build option, off by default), by "
+        "XQA for 8 query heads a KV head, else one per query head (its masked MHA)",
+        one_block=True, once_groups=XQA_GROUPS, **TRTLLM_OWN),
     "trtllm-mmha": Engine(
         "as trtllm, but NCCL's all-reduce and a decode attention of one thread block per query "
         "head over its whole cache (FasterTransformer, TensorRT-LLM before v0.8)",
-        low_precision_cache=True,
-        kv_reads=KV_PER_HEAD,
-        one_block=True,
-    ),
+        low_precision_cache=True, kv_reads=KV_PER_HEAD, one_block=True),
     "vllm-single-step": Engine(
         "vLLM from CUDA graphs to v0.4.2 (2023-24): CUDA graphs in decode, CPU scheduling and "
         "output processing every step, its custom all-reduce (from its PR #2192), decode "
-        "attention per query head",
-        SINGLE_STEP,
-        kv_reads=KV_PER_HEAD,
-        **VLLM_OWN_ALLREDUCE,
-    ),
+        "attention per query head", SINGLE_STEP, kv_reads=KV_PER_HEAD, **VLLM_OWN_ALLREDUCE),
     "vllm-single-step-flash": Engine(
         "vLLM v0.4.3 to v0.5 (2024): as vllm-single-step, but decoding with FlashAttention, "
         "which reads each KV head once for its query heads (its PR #4907)",
-        SINGLE_STEP,
-        **VLLM_OWN_ALLREDUCE,
-    ),
+        SINGLE_STEP, **VLLM_OWN_ALLREDUCE),
     "vllm-eager": Engine(
         "vLLM before CUDA graphs (before its PR #1440, 2023): every kernel launched from Python, "
-        "and CPU scheduling every step as vllm-single-step",
-        SINGLE_STEP,
-        LAUNCH,
-        kv_reads=KV_PER_HEAD,
-    ),
+        "and CPU scheduling every step as vllm-single-step", SINGLE_STEP, LAUNCH,
+        kv_reads=KV_PER_HEAD),
     "eager": Engine(
         "PyTorch eager (Hugging Face transformers, gpt-fast without compile): every kernel "
         "launched from Python modules, at the pace of gpt-fast's A100 host's CPU; over GPUs tensor "
         "parallel, as gpt-fast's, where Hugging Face's device_map='auto' runs its GPUs in turn",
-        launch=EAGER_LAUNCH,
-        kv_reads=KV_COPIES,
-    ),
-}
+        launch=EAGER_LAUNCH, kv_reads=KV_COPIES),
+}  # fmt: skip
 NO_STEP = "fixed cost per step: none (no CPU gap between steps published for this engine class)"
 NO_LAUNCH = "CPU cost per kernel launch: none (CUDA graphs or a C++ runtime launch them)"
-NO_L2 = "no L2 bandwidth published for this chip (left out)"
 NO_OWN_ALLREDUCE = (
     "the engine's own all-reduce is published for {chips} only; the node's NCCL curve stands in"
 )
@@ -470,8 +484,7 @@ def all_terms() -> list[Term]:
     chips = [t for c in CHIP_TERMS.values()
              for ts in (*c.gemm.values(), c.gemv, c.small_kernels)
              for t in ts]  # fmt: skip
-    chips += [c.l2 for c in CHIP_TERMS.values() if c.l2]
-    chips += [t for by_cache in KV_BLOCK.values() for t in by_cache.values()]
+    chips += [t for by in (KV_BLOCK, KV_REREAD) for cache in by.values() for t in cache.values()]
     engine = [t for e in ENGINES.values() for t in (e.step, e.launch) if t is not None]
     engine += [t for e in ENGINES.values() for ts in (e.allreduce or {}).values() for t in ts]
     return list(

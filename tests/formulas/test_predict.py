@@ -416,16 +416,21 @@ def test_an_fp8_engine_keeps_16_bit_activations_and_its_own_cache_by_hand() -> N
 
 def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand() -> None:
     # 40 query heads on 10 KV heads: g = 4. One decode attention kernel reads 1 GB of cache:
-    # 1 ms at 1 TB/s; read once per query head, 4 GB from an L2 of 2 TB/s: 2 ms, 1 ms more
+    # 1 ms at 1 TB/s; walked once per query head, 4 GB at 2 TB/s: 2 ms, 1 ms more
     gqa = dataclasses.replace(ONE_LAYER, n_kv_heads=10)
     attn = Op("scores", "attention", 1e6, kv_bytes=1e9)
     step = PassLedger("decode", gqa, 1, 1, 100, DTypes(), False, (attn, MATMUL), ())
-    per_head = predict.EngineRoofs((), 1.0, 3e-3, 0.0, None, kv_l2=2e12)
+    per_head = predict.EngineRoofs((), 1.0, 3e-3, 0.0, None, kv_reread=2e12)
     terms = predict.forecast_terms(step, SPEC, per_head, 1)
     assert terms[predict.KV_TERM] == pytest.approx(1e-3)
     # the floor (3 ms) fills the kernel up from its 2 ms, not from 1 ms (the matmul's 20 ms: 0)
     assert terms["kernel floor"] == pytest.approx(1e-3)
-    # two GPUs: 0.5 ms from HBM, 1 ms from L2
+    # an XQA that takes groups of 4 reads them once (no term); of 8 only, these per query head
+    xqa = dataclasses.replace(per_head, once_groups=(4,))
+    assert predict.KV_TERM not in predict.forecast_terms(step, SPEC, xqa, 1)
+    eight = dataclasses.replace(per_head, once_groups=(8,))
+    assert predict.forecast_terms(step, SPEC, eight, 1)[predict.KV_TERM] == pytest.approx(1e-3)
+    # two GPUs: 0.5 ms from HBM, 1 ms walked
     assert predict.forecast_terms(step, SPEC, per_head, 2)[predict.KV_TERM] == pytest.approx(5e-4)
     # prefill reads no cache this way; one KV head a query head (g = 1) or reading once: no term
     prefill = dataclasses.replace(step, phase="prefill")
@@ -437,17 +442,22 @@ def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand
     copies = dataclasses.replace(BARE, kv_copies=True)
     assert predict.forecast_terms(step, SPEC, copies, 1)[predict.KV_TERM] == pytest.approx(8e-3)
     assert predict.forecast_terms(mha, SPEC, copies, 1).get(predict.KV_TERM) is None
-    # the engines: gpu-benches' L2 medians, the H100 SXM at the H200's; vLLM reads once
-    h100, a100 = get_chip("h100"), get_chip("a100")
+    # the engines: the walk measured for the chip and cache (2 x 128 bytes of 2 or 1 a token
+    # a query head), the A100 40GB at the 80GB's; XQA before v0.12 takes groups of 8 only;
+    # vLLM and trtllm read once
+    h100, a100, walk = get_chip("h100"), get_chip("a100"), engines.KV_REREAD
     mmha = predict.engine_roofs(h100, "trtllm-mmha", "fp8")
-    assert mmha.kv_l2 == 10084.5e9 and any("H200" in n for n in mmha.notes)
-    assert predict.engine_roofs(a100, "vllm-eager", "bf16").kv_l2 == 5410.85e9
-    assert predict.engine_roofs(h100, "vllm", "bf16").kv_l2 == 0.0
+    assert mmha.kv_reread == pytest.approx(256 / walk["h100"]["fp8"].value)
+    eager = predict.engine_roofs(a100, "vllm-eager", "bf16").kv_reread
+    assert eager == pytest.approx(512 / walk["a100-80gb"]["bf16"].value)
+    single = predict.engine_roofs(h100, "trtllm-single-block", "bf16")
+    assert single.kv_reread == pytest.approx(5.57e12, rel=1e-3) and single.once_groups == (8,)
+    assert predict.engine_roofs(h100, "vllm", "bf16").kv_reread == 0.0
     assert predict.engine_roofs(a100, "eager", "bf16").kv_copies
     b200 = predict.engine_roofs(get_chip("b200"), "trtllm-mmha", "bf16")
-    assert b200.kv_l2 == 0.0 and any(engines.NO_L2 in n for n in b200.notes)
+    assert b200.kv_reread == 0.0 and any(n.startswith(predict.KV_TERM) for n in b200.notes)
     trt = predict.engine_roofs(h100, "trtllm", "fp8")
-    assert (trt.kv_l2, trt.notes) == (0.0, mmha.notes[:-1])
+    assert (trt.kv_reread, trt.once_groups, trt.notes) == (0.0, (), mmha.notes)
     # 40 query heads on 2 KV heads over 8 GPUs: each GPU reads its KV head's half of the
     # 1 GB cache, 0.5 GB (0.5 ms at 1 TB/s), not 1/8 (0.125 ms): 0.375 ms more; a latent
     # cache (one shard) all of it: 0.875 ms more; 2 GPUs split 2 KV heads: no such term

@@ -38,10 +38,10 @@ def test_every_term_has_a_source_and_a_positive_value() -> None:
         own += [t for ts in (e.allreduce or {}).values() for t in ts]
         assert all(any(t is u for u in terms) for t in own), e.what
         assert e.kv_reads in (engines.KV_ONCE, engines.KV_PER_HEAD, engines.KV_COPIES)
-    assert engines.L2_A100 in terms and engines.L2_GH100 in terms  # A100 80GB, H200 L2
-    # 12 of TensorRT-LLM 0.9's runs are calibration: three per chip and precision (a block's rate)
+    # 20 of TensorRT-LLM 0.9's runs are calibration, per chip and precision three for a block's
+    # rate and two for the walk per query head
     bulk = informed & {r.label for r in pub.dli_requests()}
-    assert len(bulk) == 12 and all(label.startswith("Mistral-7B, 1 x ") for label in bulk)
+    assert len(bulk) == 20 and all(label.startswith("Mistral-7B, 1 x ") for label in bulk)
 
 
 def test_a_blocks_stream_solved_from_three_runs_by_hand() -> None:
@@ -70,6 +70,28 @@ def test_a_blocks_stream_solved_from_three_runs_by_hand() -> None:
         h200["bf16"] is engines.KV_BLOCK["h100"]["bf16"]
         and h200["fp8"].informs[0] == "Mistral-7B, 1 x h200, fp8, 128 + 128"
     )
+
+
+def test_the_walk_per_query_head_solved_from_two_runs_by_hand() -> None:
+    # TensorRT-LLM 0.9's Mistral-7B (32 query heads on 8 KV heads, 32 layers) on one H100 in
+    # bf16, 128 + 2,048 tokens at batch 64 and 120: 56 sequences more, each step walking every
+    # query head's whole cache; their times' difference over the tokens walked
+    with open(pub.TRTLLM_DLI_CSV, newline="", encoding="utf-8") as f:
+        ms = {int(r["Batch Size"]): float(r["Latency (ms)"]) for r in csv.DictReader(f)
+              if (r["Model"], r["GPU"], r["Precision"], r["Tensor Model Parallel Size"],
+              r["Input/Output Lengths"]) == ("Mistral 7B", "H100 80GB HBM3", "Mixed", "1",
+              "128,2048")}  # fmt: skip
+    cached = sum(128 + k for k in range(1, 2048))  # what a sequence's 2,047 steps attend to
+    t = (ms[120] - ms[64]) / 1e3 / (56 * 32 * 32 * cached)
+    assert 2 * 128 * 2 / t == pytest.approx(5.57e12, rel=1e-3)  # 5.57 TB/s of a bf16 cache
+    got = engines.kv_reread_terms(pub.dli_requests())["h100"]["bf16"]
+    assert got.value == pytest.approx(t)
+    assert engines.KV_REREAD["h100"]["bf16"].value == got.value
+    assert got.informs == tuple(f"Mistral-7B, 1 x h100, batch {b}, 128 + 2048" for b in (64, 120))
+    # the A100 40GB has the 80GB's SMs; the H200 its own FP8 runs and the H100's bf16
+    walk = engines.KV_REREAD
+    assert walk["a100"] is walk["a100-80gb"] and walk["h200"]["bf16"] is walk["h100"]["bf16"]
+    assert walk["h200"]["fp8"].informs[0] == "Mistral-7B, 1 x h200, batch 64, fp8, 128 + 2048"
 
 
 def test_a_llama_2_7b_decode_step_has_483_kernels_by_hand() -> None:
