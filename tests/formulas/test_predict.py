@@ -455,7 +455,8 @@ def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand
     assert predict.engine_roofs(h100, "vllm", "bf16").kv_reread == 0.0
     assert predict.engine_roofs(a100, "eager", "bf16").kv_copies
     b200 = predict.engine_roofs(get_chip("b200"), "trtllm-mmha", "bf16")
-    assert b200.kv_reread == 0.0 and any(n.startswith(predict.KV_TERM) for n in b200.notes)
+    said = f"{predict.KV_TERM}: no walk measured for the bf16 cache on the B200 (left out)"
+    assert b200.kv_reread == 0.0 and said in b200.notes
     trt = predict.engine_roofs(h100, "trtllm", "fp8")
     assert (trt.kv_reread, trt.once_groups, trt.notes) == (0.0, (), mmha.notes)
     # 40 query heads on 2 KV heads over 8 GPUs: each GPU reads its KV head's half of the
@@ -504,7 +505,8 @@ def test_one_block_per_kv_head_streams_no_faster_than_its_measured_rate_by_hand(
     assert predict.engine_roofs(h100, "trtllm", "bf16").kv_block == 0.0
     assert predict.engine_roofs(h100, "vllm", "bf16").kv_block == 0.0
     b200 = predict.engine_roofs(get_chip("b200"), "trtllm-single-block", "bf16")
-    assert b200.kv_block == 0.0 and any(n.startswith(term) for n in b200.notes)
+    said = f"{term}: no block's stream measured for the bf16 cache on the B200 (left out)"
+    assert b200.kv_block == 0.0 and said in b200.notes
 
 
 @settings(max_examples=40, deadline=None)

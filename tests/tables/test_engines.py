@@ -85,7 +85,8 @@ def test_the_walk_per_query_head_solved_from_two_runs_by_hand() -> None:
     t = (ms[120] - ms[64]) / 1e3 / (56 * 32 * 32 * cached)
     assert 2 * 128 * 2 / t == pytest.approx(5.57e12, rel=1e-3)  # 5.57 TB/s of a bf16 cache
     got = engines.kv_reread_terms(pub.dli_requests())["h100"]["bf16"]
-    assert got.value == pytest.approx(t)
+    assert got.value == pytest.approx(t) and got.source == engines.TRTLLM_REREAD
+    assert got.what == "decode attention's walk per query head, H100, bf16 cache"
     assert engines.KV_REREAD["h100"]["bf16"].value == got.value
     assert got.informs == tuple(f"Mistral-7B, 1 x h100, batch {b}, 128 + 2048" for b in (64, 120))
     # the A100 40GB has the 80GB's SMs; the H200 its own FP8 runs and the H100's bf16
