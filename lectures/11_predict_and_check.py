@@ -175,21 +175,20 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # 6. Calibration and validation: published requests
 # --------------------------------------------------
 #
-# A method checked on the cases it was built from proves little. Here it meets whole
-# requests others timed: FasterTransformer's own GPT tables (1 to 8 A100 80GB),
-# TensorRT-LLM's A100 and H100 tables (first-token latencies at batch 1, and large batches
-# on H100 in FP8 and A100 in FP16), the blog's two totals, gpt-fast's eager PyTorch on one
-# A100, the serving engines' own pages (vLLM's benchmark CI on H100, H200 and A100,
-# LMDeploy's A100 table, NVIDIA NIM on two H100s), Argonne's benchmark of vLLM 0.5 and
-# TensorRT-LLM 0.11 on 1 to 4 H100s, GPUStack's Qwen3-8B on one H100 under vLLM 0.11,
+# A method checked on the cases it was built from proves little. Here it meets whole requests
+# others timed: FasterTransformer's own GPT tables (1 to 8 A100 80GB), TensorRT-LLM's A100 and
+# H100 tables (first-token latencies at batch 1, and large batches on H100 in FP8 and A100 in
+# FP16) and its H200 launch blog's (large batches in FP8), the blog's two totals, gpt-fast's
+# eager PyTorch on one A100, the serving engines' own pages (vLLM's benchmark CI on H100, H200
+# and A100, LMDeploy's A100 table, NVIDIA NIM on two H100s), Argonne's benchmark of vLLM 0.5
+# and TensorRT-LLM 0.11 on 1 to 4 H100s, GPUStack's Qwen3-8B on one H100 under vLLM 0.11,
 # SGLang 0.5 and TensorRT-LLM 1.2 (ShareGPT requests, 1 to 8 at a time), and NVIDIA's NIM
-# course data (Llama-3 8B and 70B, one request at a time on 1 to 8 A100s or H100s, in 16
-# bits and FP8, prompts of 200 to 7,000 tokens). Each is predicted
-# twice: by the roofline *bound* alone, and by the *forecast* of
-# ``python3 -m common.predict --engine E``, E the class of its engine (``trtllm``,
-# ``trtllm-single-block``, ``trtllm-mmha``, ``vllm``, ``sglang``, ``vllm-single-step-flash``,
-# ``vllm-single-step``, ``vllm-eager`` or ``eager``). The forecast is the bound plus the
-# engine terms of ``common/tables/engines.py``:
+# course data (Llama-3 8B and 70B, one request at a time on 1 to 8 A100s or H100s, in 16 bits
+# and FP8, prompts of 200 to 7,000 tokens). Each is predicted twice: by the roofline *bound*
+# alone, and by the *forecast* of ``python3 -m common.predict --engine E``, E the class of its
+# engine (``trtllm``, ``trtllm-single-block``, ``trtllm-mmha``, ``vllm``, ``sglang``,
+# ``vllm-single-step-flash``, ``vllm-single-step``, ``vllm-eager`` or ``eager``). The forecast
+# is the bound plus the engine terms of ``common/tables/engines.py``:
 #
 # - a GEMM's measured share of the peak at the request's rows, on one GPU's shard under the
 #   request's tensor parallelism, where those rows make it compute-bound;

@@ -402,12 +402,9 @@ def layer_ops(model: Model, batch: int, new_tokens: int, context: int, dtypes: D
         *_attention_ops(model, B, T, S, dt, materialized, window), *gate,
         _matmul("output projection", n, model.v_dim, d, dt)]  # fmt: skip
     ops = [
-        _rmsnorm("attention norm", n, d, dt),
-        *mixer,
-        *[_rmsnorm("post-attention norm", n, d, dt)] * post,
-        add,
-        _rmsnorm("MLP norm", n, d, dt),
-    ]
+        _rmsnorm("attention norm", n, d, dt), *mixer,
+        *[_rmsnorm("post-attention norm", n, d, dt)] * post, add, _rmsnorm("MLP norm", n, d, dt),
+    ]  # fmt: skip
     if model.n_experts and not dense:  # the router (d -> E), each token's k experts, shared ones
         ops.append(_matmul("router", n, d, model.n_experts, dt))
         ops += _mlp_ops(model, n, model.d_ff_expert, dt, "expert ")

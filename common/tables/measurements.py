@@ -90,6 +90,14 @@ TRT_LLM_V061_A100 = (
     "the 80 GB part (the batch of 384 needs 64.8 GB); the ledger refuses its row of 60 x (128 + "
     "2048) tokens (81.9 GB of fp16 weights and KV cache), left out; checked 2026-12-06"
 )
+TRT_H200_BLOG = (
+    "NVIDIA/TensorRT-LLM docs/source/blogs/H200launch.md (commit 1555478), table 'H200 FP8 Max "
+    "throughput' (TensorRT-LLM v0.5.0): column 'Throughput (out tok/s/GPU)' at the stated batch "
+    "('largest batch supported ... by power of 2'), TP, input and output lengths; time of the "
+    "batch = batch x output length / (throughput x TP); llama_13b and llama_70b as Llama-2's; "
+    "FP8 weights and, as in the H100 FP8 builds of that version's performance page, an FP8 KV "
+    "cache (assumed); checked 2026-12-07"
+)
 LLAMA_2_70B_TRT = f"{TRT_PAGE}, the flags of its Llama2-70b build command; {CHECKED}"
 FT_GPT_CONFIG = (
     "NVIDIA/FasterTransformer docs/gpt_guide.md (commit df4a753): head_num, size_per_head, "
@@ -226,6 +234,14 @@ def small_kernel_floor() -> float:
 
 
 GPT_20B = _gpt("GPT-20B (FasterTransformer)", "gpt-20b", 44, 48, FT_GPT_CONFIG)
+LLAMA_2_13B_CONFIG = (
+    "Hugging Face hub, meta-llama/Llama-2-13b-hf, file config.json (num_hidden_layers 40, "
+    "hidden_size 5120, num_attention_heads 40, num_key_value_heads 40, intermediate_size "
+    "13824, vocab_size 32000, max_position_embeddings 4096); " + CHECKED
+)
+LLAMA_2_13B = Model(
+    "Llama-2-13B", "llama-2-13b", 40, 5120, 40, 40, 128, 13824, True, 32000, False, 4096,
+    LLAMA_2_13B_CONFIG)  # fmt: skip
 GPT_6_7B = _gpt("GPT-6.7B (FasterTransformer)", "gpt-6.7b", 32, 32, FT_GPT_CONFIG)
 LLAMA_2_70B = Model(
     "Llama-2-70B", "llama-2-70b", 80, 8192, 64, 8, 128, 28672, True, 32000, False, 4096,
@@ -284,9 +300,10 @@ def _runs(model, chip, engine, source, prompt, new, ms_by_gpus, precision="bf16"
 
 
 def _batch(model, gpus, batch, prompt, new, per_gpu, chip="h100") -> Request:
-    """A TensorRT-LLM v0.6.1 throughput row, H100s in FP8 or A100s in FP16: time = batch x new
-    / (rate x GPUs)."""
-    src, precision = (TRT_LLM_V061_H100, "fp8") if chip == "h100" else (TRT_LLM_V061_A100, "bf16")
+    """A TensorRT-LLM throughput row, v0.6.1's H100s in FP8 or A100s in FP16, v0.5's H200s in
+    FP8: time = batch x new / (rate x GPUs)."""
+    src, precision = {"h100": (TRT_LLM_V061_H100, "fp8"), "h200": (TRT_H200_BLOG, "fp8"),
+                      "a100-80gb": (TRT_LLM_V061_A100, "bf16")}[chip]  # fmt: skip
     return _request(model, chip, gpus, batch, prompt, new, batch * new / (per_gpu * gpus), TRT,
                     src, MMHA, precision,
                     named=False)  # fmt: skip  # pragma: no mutate (None leaves the engine out too)
@@ -321,6 +338,11 @@ REQUESTS: tuple[Request, ...] = (
     _batch(LLAMA_2_70B, 2, 64, 2048, 2048, 547),
     _batch(LLAMA_2_7B, 1, 384, 128, 128, 5586, "a100-80gb"),
     _batch(LLAMA_2_7B, 1, 52, 2048, 128, 591, "a100-80gb"),
+    *(_batch(m, g, b, p, n, rate, "h200") for m, g, b, p, n, rate in (
+        (LLAMA_2_13B, 1, 1024, 128, 128, 11819), (LLAMA_2_13B, 1, 128, 128, 2048, 4750),
+        (LLAMA_2_13B, 1, 64, 2048, 128, 1349), (LLAMA_2_70B, 1, 512, 128, 128, 3014),
+        (LLAMA_2_70B, 2, 512, 128, 2048, 1654), (LLAMA_2_70B, 1, 64, 2048, 128, 341),
+        (LLAMA_2_70B, 1, 32, 2048, 128, 303))),
     _request(LLAMA_2_7B, "a100-80gb", 1, 1, 5, 200, 200 / 25.5, "eager PyTorch, gpt-fast's blog",
              GPT_FAST, "eager", named=False),  # pragma: no mutate (None leaves it out too)
 )  # fmt: skip
@@ -364,14 +386,6 @@ RKOOO_LLM_BENCHMARK = (
     "Ray workers; benchmark_vllm.py, sampling top_k 50) and 'Triton' (Triton server's "
     "FasterTransformer backend, benchmark_triton.py; TensorRT-LLM was not yet released); " + CHECKED
 )
-LLAMA_2_13B_CONFIG = (
-    "Hugging Face hub, meta-llama/Llama-2-13b-hf, file config.json (num_hidden_layers 40, "
-    "hidden_size 5120, num_attention_heads 40, num_key_value_heads 40, intermediate_size "
-    "13824, vocab_size 32000, max_position_embeddings 4096); " + CHECKED
-)
-LLAMA_2_13B = Model(
-    "Llama-2-13B", "llama-2-13b", 40, 5120, 40, 40, 128, 13824, True, 32000, False, 4096,
-    LLAMA_2_13B_CONFIG)  # fmt: skip
 #: Llama-3.1-8B and Llama-3.3-70B have the shapes of Llama-3-8B and Llama-3-70B (longer RoPE
 #: windows); only the window differs, and no request here comes near it.
 LLAMA_3_1_8B = what_if(
@@ -710,12 +724,10 @@ MTP_SPEEDUP = 1.8
 def sources() -> list[str]:
     """Every distinct source of the records above, in the order the lecture uses them."""
     records = [
-        *(r.measured for r in FT_13B),
-        *KIPPLY_COMMS_PER_LAYER,
-        *(r.measured for r in VIDUR_A100_MATMULS),
-        *VIDUR_A100_SMALL_KERNELS,
+        *(r.measured for r in FT_13B), *KIPPLY_COMMS_PER_LAYER,
+        *(r.measured for r in VIDUR_A100_MATMULS), *VIDUR_A100_SMALL_KERNELS,
         *(r.measured for r in ALL_REQUESTS),
-    ]
+    ]  # fmt: skip
     configs = [GPT_20B.config_source, LLAMA_2_70B.config_source, LLAMA_2_13B.config_source]
     configs += [TRTLLM_DLI, MISTRAL_7B_CONFIG]  # lecture 11's bulk check (dli_requests)
     return list(dict.fromkeys([*(m.source for m in records), VIDUR_ALLREDUCE_DGX, *configs]))

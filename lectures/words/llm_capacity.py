@@ -133,9 +133,7 @@ def capacity_png(path: str, s: Setup, c: Capacity) -> Figure:
         "The four terms of the capacity ledger against batch at a context of {context} "
         "tokens, stacked, under the {chip}'s {capacity} (dashed). "
         "The weights are a fixed floor and the KV cache grows in step with the batch: {where}.",
-        context=f"{s.context:,}",
-        chip=s.chip.name,
-        capacity=fmt_gb(s.chip.mem_capacity),
+        context=f"{s.context:,}", chip=s.chip.name, capacity=fmt_gb(s.chip.mem_capacity),
         where=where,
-    )
+    )  # fmt: skip
     return figure(path, caption)

@@ -173,10 +173,8 @@ def throughput_png(path: str, s: Setup, chips: Sequence[str]) -> Figure:
         "bandwidth divided by one sequence's KV cache. Look at how each curve bends: a bigger "
         "batch shares the weights, but every sequence reads its own cache, so the curve flattens "
         "towards the dotted ceiling.",
-        model=s.model.name,
-        context=f"{s.context:,}",
-        chips=", ".join(chips),
-    )
+        model=s.model.name, context=f"{s.context:,}", chips=", ".join(chips),
+    )  # fmt: skip
     return figure(path, caption)
 
 

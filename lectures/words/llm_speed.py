@@ -222,11 +222,8 @@ def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
         "{ridge} FLOP/B, dotted). Look at which side of the ridge each phase lands: "
         "the flat compute roof holds {flat} operators; everything left of the "
         "ridge runs at the speed of memory, where only moving fewer bytes helps.",
-        chip=s.chip.name,
-        dtype=s.precision,
-        ridge=fmt_ridge(s.ridge),
-        flat=listing(flat),
-    )
+        chip=s.chip.name, dtype=s.precision, ridge=fmt_ridge(s.ridge), flat=listing(flat),
+    )  # fmt: skip
     return figure(path, caption)
 
 

@@ -155,12 +155,9 @@ def roofline_png(png: PngResult, name: str, r: Basics, others: tuple[Roof, ...])
             caption = say(
                 "{caption} {chip} has the same {peak} peak, so its dashed roof joins the "
                 "bold one at its own ridge ({ridge} FLOP/B), further {way}.",
-                caption=caption,
-                chip=o.chip,
-                peak=fmt_rate(r.peak),
-                ridge=r0(o.ridge),
+                caption=caption, chip=o.chip, peak=fmt_rate(r.peak), ridge=r0(o.ridge),
                 way=say("left") if o.ridge < r.ridge else say("right"),
-            )
+            )  # fmt: skip
     caption = say(
         "{caption} The dashed roofs of the other chips show how far the same operations "
         "would climb there.",

@@ -220,8 +220,7 @@ def test_machine_by_hand() -> None:
     low = page.machine(machine(naive_i=1.0, saved=0.0))
     said = low[2].items[1]
     assert "below the ridge, so by the roofline fewer bytes would make it faster." in said
-    assert low[1].rows[2][1] == "-"
-    assert caches.title and roofs.title
+    assert low[1].rows[2][1] == "-" and caches.title and roofs.title
 
 
 def sized(name: str, rows: int, seconds: float, steps: int, traffic: float = 1e7) -> page.Sized:

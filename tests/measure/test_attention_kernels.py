@@ -48,10 +48,8 @@ def test_tiled_equals_naive_and_the_reference(
     want = reference(q, k, v)
     naive = attention.make_naive(q, k, v)().copy()
     tiled = attention.make_tiled(q, k, v, br, bc)().copy()
-    assert naive.dtype == tiled.dtype == np.float32
-    assert rel(tiled, want) <= TOLERANCE
-    assert rel(naive, want) <= TOLERANCE
-    assert attention.relative_error(tiled, naive) <= TOLERANCE
+    assert naive.dtype == tiled.dtype == np.float32 and rel(tiled, want) <= TOLERANCE
+    assert rel(naive, want) <= TOLERANCE and attention.relative_error(tiled, naive) <= TOLERANCE
 
 
 def test_a_kernel_can_be_called_again_and_gives_the_same_result() -> None:
@@ -67,8 +65,7 @@ def test_a_kernel_can_be_called_again_and_gives_the_same_result() -> None:
     assert q.dtype == k.dtype == v.dtype == np.float32
     assert np.allclose(q, 0.5 * q1) and np.array_equal(k, k1)
     assert numpy_ops.attention_naive_counts(4, 2) == (208.0, 768.0)
-    assert attention.block_count(100, 7, 13) == 15 * 8
-    assert attention.block_count(64, 64, 64) == 1
+    assert attention.block_count(100, 7, 13) == 15 * 8 and attention.block_count(64, 64, 64) == 1
     # O (100 x 8) + S (7 x 13) + tail S (7 x 9) + accumulator and P V (2 x 7 x 8) + 5 x 7.
     assert attention.tiled_memory_bytes(100, 8, 7, 13) == 4 * (800 + 91 + 63 + 112 + 35)
     assert attention.naive_memory_bytes(100, 8) == 4 * (10_000 + 800 + 200)
@@ -89,8 +86,7 @@ def test_a_kernel_can_be_called_again_and_gives_the_same_result() -> None:
     best = attention.best_times(
         {"a": kernel("a"), "b": kernel("b")}, 0.0, rounds=2, warmup=0, clock=clock
     )
-    assert best == {"a": 2.0, "b": 1.0}
-    assert calls == ["a", "b", "a", "b"]
+    assert best == {"a": 2.0, "b": 1.0} and calls == ["a", "b", "a", "b"]
     step = attention.fixed_cost_per_block(0.02, rows=4)
     exp = attention.exp_seconds_per_element(16, 16, 0.01)
     assert 0 < step < 0.01  # one step of 1 x 1 blocks: microseconds, not milliseconds

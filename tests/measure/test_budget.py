@@ -76,9 +76,7 @@ def test_defaults_are_the_issue_targets(monkeypatch: pytest.MonkeyPatch) -> None
     def dim(budget_s: float) -> int:
         return budget.sweep_weight_dim((1,), 1e12, 1e9, budget_s)
 
-    assert dim(0.2) == 4096
-    assert dim(0.1) == 2048
-    assert dim(0.0336) == 2048 and dim(0.0335) == 1024
+    assert dim(0.2) == 4096 and dim(0.1) == 2048 and dim(0.0336) == 2048 and dim(0.0335) == 1024
     assert dim(1e-6) == 1024  # never below 1024, even when that overruns too
 
 
@@ -162,8 +160,7 @@ def test_lecture03_never_reads_a_cached_copy_when_the_budget_allows(name: str) -
 def test_lecture10_longest_length_by_hand(name: str, expected: int) -> None:
     plan = budget.DEFAULTS["10"]
     n = budget.attention_longest(FAKE_LLCS[name], plan, 1e15, 1e15, HEAD)
-    assert n == expected
-    assert 4 * (n * n + 4 * n * HEAD) <= plan.arrays_bytes / 2
+    assert n == expected and 4 * (n * n + 4 * n * HEAD) <= plan.arrays_bytes / 2
 
 
 REAL = [caches.Cache(1, "Data", 32 * 1024), caches.Cache(2, "Unified", MiB)]

@@ -89,7 +89,7 @@ def test_published_requests_as_their_pages_print_them() -> None:
     pub = fresh_table()
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens): r.measured.seconds
            for r in pub.REQUESTS}  # fmt: skip
-    assert len(got) == len(pub.REQUESTS) == 35  # the A100 rows' times: PUBLISHED below
+    assert len(got) == len(pub.REQUESTS) == 42  # the A100 rows' times: PUBLISHED below
     assert {r.gpus for r in pub.REQUESTS} == {1, 2, 4, 8}
     assert len({r.measured.source for r in pub.REQUESTS}) >= 3
     assert min(r.prompt for r in pub.REQUESTS) == 5 and max(r.prompt for r in pub.REQUESTS) == 2048
@@ -110,6 +110,12 @@ def test_published_requests_as_their_pages_print_them() -> None:
     r = h100[("llama-2-70b", 4, 480, 128, 2048)]
     assert r.measured.seconds == pytest.approx(480 * 2048 / (1486 * 4))
     assert r.label == "Llama-2-70B, 4 x h100, batch 480, fp8, 128 + 2048"  # its precision named
+    # v0.5's H200 blog, FP8: llama_13b, batch 1024, 128 / 128, 11,819 tok/s/GPU on 1 GPU;
+    # llama_70b, batch 512, TP 2, 128 / 2048, 1,654 tok/s/GPU
+    h200 = {(r.model.key, r.gpus, r.batch, r.new_tokens): r.measured.seconds for r in pub.REQUESTS
+            if (r.chip, r.precision, r.engine_class) == ("h200", "fp8", "trtllm-mmha")}  # fmt: skip
+    assert len(h200) == 7 and h200[("llama-2-13b", 1, 1024, 128)] == 1024 * 128 / 11819
+    assert h200[("llama-2-70b", 2, 512, 2048)] == pytest.approx(512 * 2048 / (1654 * 2))
     # and A100 FP16, TP 1: batch 384, 128 / 128, 5,586 tok/s; batch 52, 2048 / 128, 591
     a = {(r.batch, r.prompt, r.precision): r.measured.seconds for r in pub.REQUESTS if r.batch > 1
          and r.chip == "a100-80gb" and r.engine_class == "trtllm-mmha"}  # fmt: skip
