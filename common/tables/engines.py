@@ -237,9 +237,8 @@ XQA_SOURCE = (
 TRTLLM_REREAD = (
     "NVIDIA DLI's TensorRT-LLM 0.9.0 runs (dataset/trt_llm_0_9_0_dli.csv, as for a block's "
     "stream): Mistral-7B on one GPU, 128-token prompt, 2,048 new tokens, at batch 64 and 120, "
-    "bf16 or FP8 (an FP8 cache); that version takes XQA for 8 query heads a KV head only ("
-    + XQA_SOURCE
-    + "), so Mistral-7B's 4 decode with its masked MHA, one block per query head, "
+    "bf16 or FP8 (an FP8 cache); that version takes XQA for 8 query heads a KV head only "
+    f"({XQA_SOURCE}), so Mistral-7B's 4 decode with its masked MHA, one block per query head, "
     "each walking its KV head's whole cache: per (chip, precision) the figure is t = (T2 - T1) "
     "/ ((b2 - b1) H L S), the time the 56 more sequences add per cached token, query head (H = "
     "32) and layer (L = 32), S = 2,047 x 128 + 2,048 x 2,047 / 2 the cached tokens a sequence's "
@@ -254,14 +253,8 @@ def kv_reread_terms(runs: Iterable[pub.Request]) -> dict[str, dict[str, Term]]:
     per cached token, query head and layer (TRTLLM_REREAD's `runs`): (T2 - T1) / ((b2 - b1) H L
     S), S = 2,047 x 128 + 2,048 x 2,047 / 2 the cached tokens a sequence's steps attend to."""
     by, out, m, n = {}, {}, BLOCK_MODEL, 2048
-    for r in runs:
-        if (r.model, r.gpus, r.prompt, r.new_tokens, r.batch in REREAD_BATCHES) == (
-            m,
-            1,
-            128,
-            n,
-            1,
-        ):
+    for r in (r for r in runs if r.batch in REREAD_BATCHES):
+        if (r.model, r.gpus, r.prompt, r.new_tokens) == (m, 1, 128, n):
             by.setdefault((r.chip, r.precision), {})[r.batch] = r
     walked = m.n_heads * m.n_layers * ((n - 1) * 128 + n * (n - 1) / 2)  # per sequence
     for (chip, cache), (one, two) in ((k, [v[b] for b in REREAD_BATCHES]) for k, v in by.items()):

@@ -74,8 +74,7 @@ def test_machine_without_l3(tmp_path: Path) -> None:
 
 def test_missing_folder_gives_empty(tmp_path: Path) -> None:
     assert caches.read_sysfs(tmp_path / "no-such-folder") == []
-    assert caches.last_level_cache_bytes([]) is None
-    assert caches.data_levels([]) == []
+    assert caches.last_level_cache_bytes([]) is None and caches.data_levels([]) == []
     found = [Cache(1, "Data", 48 * KIB), Cache(2, "Unified", 2 * MIB), Cache(3, "Unified", 2 * MIB)]
     assert caches.data_levels(found) == [("L1", 48 * KIB), ("L2", 2 * MIB)]
     root = tmp_path / "cache"
@@ -170,8 +169,7 @@ def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     monkeypatch.setattr(caches.sys, "platform", "darwin")
     monkeypatch.setattr(caches.subprocess, "run", FakeRun({"hw.l2cachesize": "4194304"}))
     found, source = caches.read_caches_with_source()
-    assert [(c.name, c.size_bytes) for c in found] == [("L2", 4 * MIB)]
-    assert "sysctl" in source
+    assert [(c.name, c.size_bytes) for c in found] == [("L2", 4 * MIB)] and "sysctl" in source
     assert caches.read_caches() == found
     pairs = [("LEVEL1_ICACHE_SIZE", "32768"), ("LEVEL1_ICACHE_ASSOC", ""),
              ("LEVEL1_DCACHE_SIZE", "49152"), ("LEVEL2_CACHE_SIZE", "1310720"),
@@ -190,8 +188,7 @@ def test_macos_intel_sysctl(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
 
 def test_this_machine_never_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     found, source = caches.read_caches_with_source()
-    assert isinstance(found, list)
-    assert bool(found) == bool(source)
+    assert isinstance(found, list) and bool(found) == bool(source)
     for c in found:
         assert c.size_bytes > 0 and c.level >= 1
     free = caches.available_memory_bytes()

@@ -79,8 +79,7 @@ def test_quick_calibration_arithmetic(fake_calibration) -> None:
     assert (c["bandwidth_samples"], c["matmul_samples"]) == (3 * 18, 3 * 4)
     first = ["s"] * 19 + ["m8"] * 5
     later = ["s"] * 18 + ["m8"] * 4
-    assert state["events"] == first + later + later + ["m1"] * 2
-    assert c["quick"] is False
+    assert state["events"] == first + later + later + ["m1"] * 2 and c["quick"] is False
     quiet = [1.0, 1.05, 1.1]
     assert roofs.busy_reasons(quiet, quiet, 0.2, 2) == []
     spread = [1.0, 2.0, 2.0]  # the median call at 50% of the best
@@ -91,16 +90,14 @@ def test_quick_calibration_arithmetic(fake_calibration) -> None:
     assert roofs.busy_reasons(quiet, quiet, 1.5, 4) == []  # 1.5 < 2 on 4 cores
     points = [(100.0, 10.0, 1.0), (10.0, 100.0, 2.0)]  # (F, D, t)
     peak, beta = roofs.raised_roofs(50.0, 20.0, points)
-    assert (peak, beta) == (100.0, 50.0)
-    assert all(t >= max(f / peak, d / beta) for f, d, t in points)
+    assert (peak, beta) == (100.0, 50.0) and all(t >= max(f / peak, d / beta) for f, d, t in points)
     assert roofs.raised_roofs(1e3, 1e3, points) == (1e3, 1e3)  # nothing faster: unchanged
 
 
 def test_the_size_probe_times_the_best_of_two_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
     monkeypatch.setattr(roofs, "best_time", lambda fn, **kw: seen.append(kw) or 1.0)
-    assert roofs._time_square_matmul(8) == 1.0
-    assert seen == [{"repeat": 2, "warmup": 0}]
+    assert roofs._time_square_matmul(8) == 1.0 and seen == [{"repeat": 2, "warmup": 0}]
     assert roofs.QUICK_BUDGET == {
         "bandwidth_s": 0.25, "bandwidth_min_repeat": 5, "matmul_call_s": 0.025, "matmul_s": 0.2,
         "matmul_min_repeat": 2, "rounds": 1}  # fmt: skip
@@ -154,8 +151,7 @@ def test_working_set_is_8x_llc_when_the_budget_allows(monkeypatch: pytest.Monkey
     _fake_machine(monkeypatch, None, GiB)
     assert roofs.llc_bytes() == (32 * MiB, False)
     _fake_machine(monkeypatch, 16 * MiB, GiB)
-    assert roofs.llc_bytes() == (16 * MiB, True)
-    assert roofs.memory_cap_bytes() == GiB // 4
+    assert roofs.llc_bytes() == (16 * MiB, True) and roofs.memory_cap_bytes() == GiB // 4
     monkeypatch.setattr(machine, "blas_info", lambda: {"threads": 6})
     with roofs.blas_threads(None) as used:
         assert used == 6
