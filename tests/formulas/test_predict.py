@@ -443,7 +443,7 @@ def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand
     assert predict.forecast_terms(step, SPEC, copies, 1)[predict.KV_TERM] == pytest.approx(8e-3)
     assert predict.forecast_terms(mha, SPEC, copies, 1).get(predict.KV_TERM) is None
     # the engines: the walk measured for the chip and cache (2 x 128 bytes of 2 or 1 a token
-    # a query head), the A100 40GB at the 80GB's; XQA before v0.12 takes groups of 8 only;
+    # a query head), the A100 40GB at the 80GB's; XQA of v0.8 to v0.10 takes groups of 8 only;
     # vLLM and trtllm read once
     h100, a100, walk = get_chip("h100"), get_chip("a100"), engines.KV_REREAD
     mmha = predict.engine_roofs(h100, "trtllm-mmha", "fp8")
