@@ -202,8 +202,9 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 #   its cost per kernel launch where no CUDA graph launches them;
 # - the *KV re-read per query head*: a decode attention of one block per query head (vLLM's
 #   before v0.4.3, FasterTransformer's, TensorRT-LLM's masked MHA, which v0.8 to v0.10 run for
-#   any group but XQA's 8 query heads a KV head) walks each shared KV head once per query
-#   head, at the rate solved from TensorRT-LLM 0.9's Mistral-7B runs at batch 64 and 120;
+#   any group but XQA's 8 query heads a KV head, and for those too while a GPU's KV heads x
+#   batch stay under a quarter of its SMs) walks each shared KV head once per query head, at
+#   the rate solved from TensorRT-LLM 0.9's Mistral-7B runs at batch 64 and 120;
 # - *one block per KV head*: a decode attention that gives each sequence's KV head one thread
 #   block over its whole cache (TensorRT-LLM before v0.12, FasterTransformer) is no faster
 #   than that block's bytes at the rate one block streams, solved from TensorRT-LLM 0.9's

@@ -265,6 +265,7 @@ class EngineRoofs:
     #: over its whole cache (0: the engine splits the cache, or no rate was measured)
     kv_block: float = 0.0
     once_groups: tuple[int, ...] = ()  #: query heads a KV head read once all the same (XQA's)
+    once_blocks: float = 0.0  #: those read once only where a GPU's KV heads x batch reach this
 
 
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
@@ -420,7 +421,8 @@ def forecast_terms(
         held = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak, bw, ways)
         whole[SHARED_KV_TERM] = sum(c * t for c, t in held) - sum(c * t for c, t in kernels)
         kernels = held
-    walks = eng.kv_reread if g > 1 and g not in eng.once_groups else 0.0
+    once = g in eng.once_groups and max(1, m.n_kv_heads // gpus) * ledger.batch >= eng.once_blocks
+    walks = eng.kv_reread if g > 1 and not once else 0.0
     walk = walks if ledger.phase == "decode" else 0.0
     read = [(c, max(t, g * op.kv_bytes / gpus / walk) if walk and op.kind == "attention" else t)
             for (op, _), (c, t) in zip(ledger.counted(), kernels, strict=True)]  # fmt: skip
@@ -671,9 +673,11 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
             return 0.0
         return 2 * engines.BLOCK_MODEL.d_head * bytes_per_elem(dtypes.kv) / t.value
 
-    per_head = eng.kv_reads == engines.KV_PER_HEAD or eng.once_groups
+    per_head, sms = eng.kv_reads == engines.KV_PER_HEAD or eng.once_groups, 0.0
+    if eng.once_groups and not (sms := engines.XQA_SMS.get(chip.key, 0.0)):
+        notes.append(f"{KV_TERM}: no SM count for the {chip.name}, so XQA at every batch")
     walk = rate(engines.KV_REREAD, KV_TERM, "walk") if per_head else 0.0
     block = rate(engines.KV_BLOCK, BLOCK_TERM, "block's stream") if eng.one_block else 0.0
     return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention,
                        walk, eng.kv_reads == engines.KV_COPIES, gemv, link, block,
-                       eng.once_groups)  # fmt: skip
+                       eng.once_groups, sms / engines.XQA_MIN_BLOCK_FACTOR)  # fmt: skip

@@ -226,13 +226,15 @@ def kv_block_terms(runs: Iterable[pub.Request]) -> dict[str, dict[str, Term]]:
     return out
 
 
-XQA_GROUPS = (8,)  #: the groups TensorRT-LLM v0.8 to v0.10 takes XQA for (XQA_SOURCE)
+XQA_GROUPS = (8,)  #: groups v0.8 to v0.10 take XQA for; chip -> SMs (H200: the H100's die)
+XQA_SMS, XQA_MIN_BLOCK_FACTOR = {"h100": 132, "h200": 132, "a100": 108, "a100-80gb": 108}, 4
 XQA_SOURCE = (
     "NVIDIA/TensorRT-LLM v0.9.0 (commit 250d9c29, as tensorrtllm_backend's v0.9.0 tag pins it; "
-    "v0.8.0's 5955b8af and v0.10.0's 9bd15f19 alike), cpp/tensorrt_llm/kernels/decoderMasked"
-    "MultiheadAttention/, the XQA kernel's shouldUse: 'if (nbQHeadsPerKV != 8 && nbQHeadsPer"
-    "KV != 1) SUPPORT_RETURN_FALSE', its one-beam kernels for 8 query heads a KV head only "
-    "(nqpkv_8): any other group decodes with the masked MHA; code checked 2026-12-07"
+    "v0.8.0's 5955b8af and v0.10.0's 9bd15f19 alike), decoderMaskedMultiheadAttention/, XQA's "
+    "shouldUse: 'if (nbQHeadsPerKV != 8 && nbQHeadsPerKV != 1) SUPPORT_RETURN_FALSE', one-beam "
+    "kernels for 8 query heads a KV head only (nqpkv_8), and 'block_count * kEnableMinBlockFactor"
+    " >= multiprocessor_count' (a GPU's KV heads x batch x 4.0; its SMs, 132 on an H100 SXM5 and"
+    " 108 on an A100 by their architecture whitepapers): else the masked MHA; checked 2026-12-07"
 )
 TRTLLM_REREAD = (
     "NVIDIA DLI's TensorRT-LLM 0.9.0 runs (dataset/trt_llm_0_9_0_dli.csv, as for a block's "
@@ -441,7 +443,8 @@ ENGINES: dict[str, Engine] = {
     "trtllm-single-block": Engine(
         "as trtllm, TensorRT-LLM v0.8 to v0.10: one decode-attention thread block per (sequence, "
         "KV head) over its whole cache (multi-block mode a build option, off by default), by "
-        "XQA for 8 query heads a KV head, else one per query head (its masked MHA)",
+        "XQA for 8 query heads a KV head from KV heads x batch = SMs / 4 a GPU, else one per "
+        "query head (its masked MHA)",
         one_block=True, once_groups=XQA_GROUPS, **TRTLLM_OWN),
     "trtllm-mmha": Engine(
         "as trtllm, but NCCL's all-reduce and a decode attention of one thread block per query "

@@ -430,6 +430,13 @@ def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand
     assert predict.KV_TERM not in predict.forecast_terms(step, SPEC, xqa, 1)
     eight = dataclasses.replace(per_head, once_groups=(8,))
     assert predict.forecast_terms(step, SPEC, eight, 1)[predict.KV_TERM] == pytest.approx(1e-3)
+    # a group of 8 (5 KV heads) only from 5 x batch >= a quarter of 132 SMs, 33: batch 6 walks
+    # 8 GB at 2 TB/s, 4 ms (3 ms more); batch 7 reads once
+    g8 = dataclasses.replace(step, model=dataclasses.replace(ONE_LAYER, n_kv_heads=5), batch=6)
+    gate = dataclasses.replace(eight, once_blocks=33.0)
+    assert predict.forecast_terms(g8, SPEC, gate, 1)[predict.KV_TERM] == pytest.approx(3e-3)
+    seven = dataclasses.replace(g8, batch=7)
+    assert predict.KV_TERM not in predict.forecast_terms(seven, SPEC, gate, 1)
     # two GPUs: 0.5 ms from HBM, 1 ms walked
     assert predict.forecast_terms(step, SPEC, per_head, 2)[predict.KV_TERM] == pytest.approx(5e-4)
     # prefill reads no cache this way; one KV head a query head (g = 1) or reading once: no term
@@ -452,6 +459,10 @@ def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand
     assert eager == pytest.approx(512 / walk["a100-80gb"]["bf16"].value)
     single = predict.engine_roofs(h100, "trtllm-single-block", "bf16")
     assert single.kv_reread == pytest.approx(5.57e12, rel=1e-3) and single.once_groups == (8,)
+    a100_single = predict.engine_roofs(a100, "trtllm-single-block", "bf16")
+    assert single.once_blocks == 132 / 4 and a100_single.once_blocks == 108 / 4
+    b200s = predict.engine_roofs(get_chip("b200"), "trtllm-single-block", "bf16").notes
+    assert f"{predict.KV_TERM}: no SM count for the B200, so XQA at every batch" in b200s
     assert predict.engine_roofs(h100, "vllm", "bf16").kv_reread == 0.0
     assert predict.engine_roofs(a100, "eager", "bf16").kv_copies
     b200 = predict.engine_roofs(get_chip("b200"), "trtllm-mmha", "bf16")

@@ -49,8 +49,7 @@ def test_call_costs_are_the_one_element_time_and_the_gil_step() -> None:
     clock = FakeClock()
     arrays = FakeArrays(clock)
     costs = sweep.measure_call_costs(arrays, budget_s=0.003, clock=clock)
-    assert arrays.made == [1, 500, 501]
-    assert costs["call_seconds"] == T_CALL + PER_ELEMENT
+    assert arrays.made == [1, 500, 501] and costs["call_seconds"] == T_CALL + PER_ELEMENT
     assert costs["below_threshold_seconds"] == T_CALL + 500 * PER_ELEMENT
     assert costs["above_threshold_seconds"] == T_CALL + GIL + 501 * PER_ELEMENT
     assert costs["gil_seconds"] == GIL + PER_ELEMENT  # one element apart: streaming cancels

@@ -50,11 +50,9 @@ def test_time_samples_records_each_calls_duration(monkeypatch: pytest.MonkeyPatc
     fn = kernel(clock, 1 / 1024)
     # 1, 2, 4, 8 calls last 1/1024 ... 8/1024; 16 calls = 1/64 s >= 1/100 s
     calls, elapsed = timing.calls_per_batch(fn, min_batch_s=0.01, clock=clock)
-    assert (calls, elapsed) == (16, 16 / 1024)
-    assert fn.calls == 1 + 2 + 4 + 8 + 16
+    assert (calls, elapsed) == (16, 16 / 1024) and fn.calls == 1 + 2 + 4 + 8 + 16
     assert timing.calls_per_batch(kernel(clock, 1 / 64), 1 / 64, clock=clock) == (1, 1 / 64)
-    assert timing.MIN_BATCH_S == 2e-4
-    assert timing.MAX_CALLS_PER_BATCH == 1 << 24
+    assert timing.MIN_BATCH_S == 2e-4 and timing.MAX_CALLS_PER_BATCH == 1 << 24
     clock = FakeClock()
     monkeypatch.setattr(timing, "MAX_CALLS_PER_BATCH", 8)
     assert timing.calls_per_batch(kernel(clock, 0.0), 1.0, clock=clock) == (8, 0.0)
