@@ -265,7 +265,7 @@ class EngineRoofs:
     #: over its whole cache (0: the engine splits the cache, or no rate was measured)
     kv_block: float = 0.0
     once_groups: tuple[int, ...] = ()  #: query heads a KV head read once all the same (XQA's)
-    once_blocks: float = 0.0  #: those read once only where a GPU's KV heads x batch reach this
+    once_blocks: float = 0.0  #: ... only where a GPU's KV heads (rounded up) x batch reach this
 
 
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
@@ -421,7 +421,7 @@ def forecast_terms(
         held = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak, bw, ways)
         whole[SHARED_KV_TERM] = sum(c * t for c, t in held) - sum(c * t for c, t in kernels)
         kernels = held
-    once = g in eng.once_groups and max(1, m.n_kv_heads // gpus) * ledger.batch >= eng.once_blocks
+    once = g in eng.once_groups and -(-m.n_kv_heads // gpus) * ledger.batch >= eng.once_blocks
     walks = eng.kv_reread if g > 1 and not once else 0.0
     walk = walks if ledger.phase == "decode" else 0.0
     read = [(c, max(t, g * op.kv_bytes / gpus / walk) if walk and op.kind == "attention" else t)

@@ -435,8 +435,11 @@ def test_kv_re_read_per_query_head_and_a_cache_on_fewer_shards_than_gpus_by_hand
     g8 = dataclasses.replace(step, model=dataclasses.replace(ONE_LAYER, n_kv_heads=5), batch=6)
     gate = dataclasses.replace(eight, once_blocks=33.0)
     assert predict.forecast_terms(g8, SPEC, gate, 1)[predict.KV_TERM] == pytest.approx(3e-3)
-    seven = dataclasses.replace(g8, batch=7)
-    assert predict.KV_TERM not in predict.forecast_terms(seven, SPEC, gate, 1)
+    on = {b: dataclasses.replace(g8, batch=b) for b in (7, 11, 17)}
+    assert predict.KV_TERM not in predict.forecast_terms(on[7], SPEC, gate, 1)
+    # a GPU's KV heads rounded up: 3 of 5 on 2 GPUs (33 at batch 11: once), 1 on 8 (17: walks)
+    assert predict.KV_TERM not in predict.forecast_terms(on[11], SPEC, gate, 2)
+    assert predict.forecast_terms(on[17], SPEC, gate, 8)[predict.KV_TERM] > 0
     # two GPUs: 0.5 ms from HBM, 1 ms walked
     assert predict.forecast_terms(step, SPEC, per_head, 2)[predict.KV_TERM] == pytest.approx(5e-4)
     # prefill reads no cache this way; one KV head a query head (g = 1) or reading once: no term

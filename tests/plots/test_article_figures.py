@@ -134,8 +134,7 @@ def test_local_roofline_axes_limits_ticks_and_roof(caught) -> None:
         MeasuredPoint("add", 0.25, 2e9, "memory"),
         MeasuredPoint("odd", 4.0, 1e9, "unknown"),
     ]
-    assert bad == 3
-    assert measured_points([]) == ([], 0)
+    assert bad == 3 and measured_points([]) == ([], 0)
 
 
 # b against a: the same intensity within 2% and a rate within 25% (a ratio of 0.8 or 1.25 is
@@ -230,8 +229,7 @@ def test_memory_ledger_axes_budget_and_out_of_memory_marks(caught) -> None:
     fig = caught[0]
     ax, ax2 = fig.axes[:2]
     for axis in (ax, ax2):
-        assert ticks(axis, "x") == [(0.0, "1"), (1.0, "24")]
-        assert horizontal_at(axis) == [78.0]
+        assert ticks(axis, "x") == [(0.0, "1"), (1.0, "24")] and horizontal_at(axis) == [78.0]
         assert "budget 78 GiB" in [t.get_text() for t in axis.texts]
     # Batch 24 at 30%: 1.3 x (14e9 B of weights + 24 x 2.5 GiB) is the top; + 18% room.
     top = 1.3 * (14e9 / GIB + 24 * 2.5)
