@@ -443,8 +443,8 @@ ENGINES: dict[str, Engine] = {
     "trtllm-single-block": Engine(
         "as trtllm, TensorRT-LLM v0.8 to v0.10: one decode-attention thread block per (sequence, "
         "KV head) over its whole cache (multi-block mode a build option, off by default), by "
-        "XQA for 8 query heads a KV head from KV heads x batch = SMs / 4 a GPU, else one per "
-        "query head (its masked MHA)",
+        "XQA for 8 query heads a KV head once a GPU's KV heads x batch reach a quarter of its "
+        "SMs, else one per query head (its masked MHA)",
         one_block=True, once_groups=XQA_GROUPS, **TRTLLM_OWN),
     "trtllm-mmha": Engine(
         "as trtllm, but NCCL's all-reduce and a decode attention of one thread block per query "
