@@ -596,9 +596,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     eng = engines.ENGINES[engine]
     terms = engines.CHIP_TERMS.get(chip.key)
     spec = spec_roofs(chip, precision)
-    dtypes = engine_dtypes(
-        precision, engine
-    )  # attention runs in its activations (FP8_ENGINE_BUILD)
+    dtypes = engine_dtypes(precision, engine)  # attention in its activations (FP8_ENGINE_BUILD)
     notes = [] if terms is None or not terms.note else [terms.note]
     gemv: tuple[float, float] | None = None
     if terms is None:  # the achievable roofs' shares (hw_specs: of the datasheet as shipped)

@@ -204,6 +204,8 @@ TRTLLM_BLOCK = (
 )
 BLOCK_RUNS = (128, 2048, 4096)  #: new tokens of the three runs, after a 128-token prompt
 BLOCK_MODEL = pub.MISTRAL_7B  #: their model: 32 layers, 8 KV heads of d_head 128
+#: S(n): the cached tokens the n - 1 decode steps after a 128-token prompt attend to, in all
+ATTENDED = {n: (n - 1) * 128 + n * (n - 1) / 2 for n in BLOCK_RUNS}
 
 
 def kv_block_terms(runs: Iterable[pub.Request]) -> dict[str, dict[str, Term]]:
@@ -215,7 +217,7 @@ def kv_block_terms(runs: Iterable[pub.Request]) -> dict[str, dict[str, Term]]:
     for r in runs:  # one pass over the runs for every chip
         if (r.model, r.gpus, r.batch, r.prompt) == (BLOCK_MODEL, 1, 1, 128):
             by.setdefault((r.chip, r.precision), {})[r.new_tokens] = r
-    (n1, s1), (n2, s2), (n3, s3) = ((n, (n - 1) * 128 + n * (n - 1) / 2) for n in BLOCK_RUNS)
+    (n1, s1), (n2, s2), (n3, s3) = ((n, ATTENDED[n]) for n in BLOCK_RUNS)
     for (chip, cache), by_n in by.items():
         t1, t2, t3 = (by_n[n].measured.seconds for n in BLOCK_RUNS)
         c = (t3 - t1) * (n2 - n1) - (t2 - t1) * (n3 - n1)
@@ -258,7 +260,7 @@ def kv_reread_terms(runs: Iterable[pub.Request]) -> dict[str, dict[str, Term]]:
     for r in (r for r in runs if r.batch in REREAD_BATCHES):
         if (r.model, r.gpus, r.prompt, r.new_tokens) == (m, 1, 128, n):
             by.setdefault((r.chip, r.precision), {})[r.batch] = r
-    walked = m.n_heads * m.n_layers * ((n - 1) * 128 + n * (n - 1) / 2)  # per sequence
+    walked = m.n_heads * m.n_layers * ATTENDED[n]  # per sequence
     for (chip, cache), (one, two) in ((k, [v[b] for b in REREAD_BATCHES]) for k, v in by.items()):
         t = (two.measured.seconds - one.measured.seconds) / ((two.batch - one.batch) * walked)
         what = f"decode attention's walk per query head, {chip.upper()}, {cache} cache"
@@ -268,7 +270,8 @@ def kv_reread_terms(runs: Iterable[pub.Request]) -> dict[str, dict[str, Term]]:
 
 #: Chip key -> cache precision -> kv_block_terms and kv_reread_terms: the A100 40GB has the
 #: 80GB's SMs; the H200, the H100's die, measured in FP8 only (bf16: the H100's).
-KV_BLOCK, KV_REREAD = (f(pub.dli_requests()) for f in (kv_block_terms, kv_reread_terms))
+_RUNS = pub.dli_requests()  # parsed once for both
+KV_BLOCK, KV_REREAD = kv_block_terms(_RUNS), kv_reread_terms(_RUNS)
 for _by in (KV_BLOCK, KV_REREAD):
     _by["a100"], _by["h200"] = _by["a100-80gb"], {**_by["h100"], **_by["h200"]}
 
