@@ -268,15 +268,21 @@ async def no_equation_clipped(page, visit: Visit) -> None:
     assert not clipped, f"{visit.where}: equations cut off or out of keyboard reach: {clipped}"
 
 
-AXE_JS = """async ([impacts, only]) => {
-  await new Promise(requestAnimationFrame);  // scroll boxes marked on the last resize
-  // With `only`, every other rule is switched off (the listed ones keep their defaults).
-  const rules = only ? Object.fromEntries(axe.getRules().filter(r => !only.includes(r.ruleId))
-    .map(r => [r.ruleId, {enabled: false}])) : {};
-  const result = await axe.run(document, {resultTypes: ["violations"], rules});
-  return result.violations.filter(v => impacts.includes(v.impact)).map(v =>
-    `${v.id} (${v.impact}, ${v.nodes.length}): ` +
-    v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(" | "));
+AXE_JS = """async ([impacts, runs]) => {
+  await new Promise(requestAnimationFrame);  // scroll boxes and cards marked on the last resize
+  const found = [];
+  for (const [within, only, skip] of runs) {  // a run on elements the page lacks is skipped
+    if (within !== "document" && !document.querySelector(within)) continue;
+    const rules = Object.fromEntries(axe.getRules().map(r => r.ruleId)
+      .filter(id => (only && !only.includes(id)) || skip.includes(id))
+      .map(id => [id, {enabled: false}]));
+    const result = await axe.run(within === "document" ? document : within,
+      {resultTypes: ["violations"], rules});
+    found.push(...result.violations.filter(v => impacts.includes(v.impact)).map(v =>
+      `${v.id} (${v.impact}, ${v.nodes.length}): ` +
+      v.nodes.slice(0, 3).map(n => n.target.join(" ")).join(" | ")));
+  }
+  return found;
 }"""
 #: The axe-core rules whose verdict a theme or a font can change: colours, and what text
 #: size moves (which boxes scroll, and so take the scroll-box roles and names, and how big
@@ -286,45 +292,37 @@ THEME_RULES = (
     "aria-allowed-attr", "aria-allowed-role", "aria-prohibited-attr", "aria-required-attr",
     "aria-valid-attr-value", "nested-interactive", "landmark-unique",
 )  # fmt: skip
-#: A link's colour against its text's is the theme's, whatever the width: at 390 px it is
-#: left to the same theme's 1280 px view.
-WIDTH_FREE = ("link-in-text-block",)
 #: What only a phone shows (furo's top bar with its buttons, a long table's fold button)
 #: needs a name and must not hide focus.
 PHONE_RULES = ("button-name", "link-name", "aria-hidden-focus")
-
-
 #: A verdict on colours reads the CSS (colours, text size and weight), which the two editions
-#: share, not the words: on a Chinese page only CONTENT_VIEW, with every rule, runs these.
+#: share, not the words: an English page's views check them, a Chinese page's do not.
 #: At 390 px a page's colours are its theme's 1280 px ones except the phone's top bar (the
-#: same on every page: checked on the front page) and result tables folded into cards.
+#: same on every page: checked on the front page) and result tables folded into cards
+#: (checked within the cards, where a phone's colours can differ; a link's colour against its
+#: text's is the theme's at any width, left to the 1280 px view).
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
+CARDS = "table.rl-cards"  # scroll-boxes.js's class of a table folded into cards
 
 
-def axe_rules(view: View, path: str = "", cards: bool = False) -> tuple[str, ...] | None:
-    """The rules axe-core runs on `path` in `view` (None: every rule); `cards`: the page has
-    result tables. CONTENT_VIEW runs every rule once; each other view runs the rules its
-    width, theme or font can change."""
-    if view.name == CONTENT_VIEW:
-        return None
-    rules = THEME_RULES
-    phone_colours = cards or path == "index.html"
-    if path.startswith("zh/") or (view.width < LAPTOP and not phone_colours):
-        rules = tuple(rule for rule in rules if rule not in COLOUR_RULES)
-    if view.width < LAPTOP:
-        rules = tuple(rule for rule in rules if rule not in WIDTH_FREE)
-        if view.theme == "light":
-            rules += PHONE_RULES
-    return rules
+def axe_runs(view: View, path: str = "") -> list[list]:
+    """axe-core's runs on `path` in `view`, each [where: "document" or a CSS selector, only
+    these rules or None for all, less these]. CONTENT_VIEW runs every rule once; each other
+    view the rules its width, theme or font can change."""
+    zh = list(COLOUR_RULES) if path.startswith("zh/") else []
+    if view.name == CONTENT_VIEW or view.width >= LAPTOP:
+        return [["document", None if view.name == CONTENT_VIEW else list(THEME_RULES), zh]]
+    phone = [r for r in THEME_RULES if r not in COLOUR_RULES]
+    runs = [["document", phone + list(PHONE_RULES if view.theme == "light" else ()), []]]
+    where = "document" if path == "index.html" else CARDS
+    return runs if zh else [*runs, [where, ["color-contrast"], []]]
 
 
 @page_check()
 async def axe_finds_nothing_serious(page, visit: Visit) -> None:
     """axe-core's serious and critical violations (one line each: rule, nodes): none."""
     await page.add_script_tag(path=str(AXE))
-    cards = await page.locator("table.rl-table").count() > 0
-    rules = axe_rules(visit.view, visit.path, cards)
-    found = await page.evaluate(AXE_JS, [list(AXE_IMPACTS), rules and list(rules)])
+    found = await page.evaluate(AXE_JS, [list(AXE_IMPACTS), axe_runs(visit.view, visit.path)])
     assert not found, f"{visit.where}: axe-core, serious or critical:\n" + "\n".join(found)
 
 
