@@ -67,8 +67,7 @@ from conftest import run_lecture
 
 def test_it_prints_the_ridge() -> None:
     proc = run_lecture("99")
-    assert proc.returncode == 0, proc.stderr
-    assert "ridge" in proc.stdout
+    assert proc.returncode == 0 and "ridge" in proc.stdout, proc.stderr
 """
 
 # What the copy's configuration says of the throwaway lecture, read in a fresh process.

@@ -223,14 +223,8 @@ def operator_table(rows: Sequence[OpRow], title: str, spec: Roofs) -> Group:
     return Group(*tables, Text(note + "bytes/s where memory-bound"))
 
 
-def knee_observations(
-    name: str,
-    tokens: Sequence[int],
-    flat: int,
-    spec_ridge: int | None,
-    ach_ridge: int | None,
-    tolerance: float = 0.25,
-) -> Observations:
+def knee_observations(name: str, tokens: Sequence[int], flat: int, spec_ridge: int | None,
+                      ach_ridge: int | None, tolerance: float = 0.25) -> Observations:  # fmt: skip
     """Where the measured time stops being flat against the predicted ridges."""
     lo = tokens[flat]
     hi = tokens[flat + 1] if flat + 1 < len(tokens) else None

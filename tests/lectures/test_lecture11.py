@@ -139,7 +139,7 @@ def test_published_requests_sections_and_sources(out) -> None:
 
     table = out.split("Published requests: calibration and validation\n")[1]
     rows = [re.split(r"\s{2,}", ln.strip()) for ln in table.splitlines()
-            if re.match(r"^(13B|GPT|Llama|Mixtral|Qwen3)", ln)]  # fmt: skip
+            if re.match(r"^(13B|GPT|Llama|Mixtral|Qwen3|DeepSeek)", ln)]  # fmt: skip
     assert len(rows) == len(pub.ALL_REQUESTS)
     first = rows[0]
     assert first[:4] == ["13B, 1 x a100, 512 + 10", "FasterTransformer, kipply", "calibration",

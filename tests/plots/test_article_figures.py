@@ -233,8 +233,7 @@ def test_memory_ledger_axes_budget_and_out_of_memory_marks(caught) -> None:
         assert "budget 78 GiB" in [t.get_text() for t in axis.texts]
     # Batch 24 at 30%: 1.3 x (14e9 B of weights + 24 x 2.5 GiB) is the top; + 18% room.
     top = 1.3 * (14e9 / GIB + 24 * 2.5)
-    assert ax.get_ylim() == pytest.approx((0.0, top * 1.18))
-    assert ax2.get_ylim() == ax.get_ylim()
+    assert ax.get_ylim() == pytest.approx((0.0, top * 1.18)) and ax2.get_ylim() == ax.get_ylim()
     assert ax.get_ylabel() == "memory (GiB)" and fig.get_suptitle() == "7B"
     assert ax.get_title() == "Four terms, overhead 30%"
     (oom,) = [t for t in ax.texts if t.get_text() == "OOM"]

@@ -105,8 +105,7 @@ def check(points, texts, obstacles=(), size=10.0, pad=0.0, existing=None, dpi=72
     want = expected(points, texts, obstacles, size, pad, taken, dpi)
     assert [t.get_text() for *_, t in got] == list(texts)
     for (off, leader, ha, t), (w_off, w_leader), p in zip(got, want, points, strict=True):
-        assert off == pytest.approx(w_off)
-        assert leader == w_leader
+        assert off == pytest.approx(w_off) and leader == w_leader
         assert ha == ("left" if w_off[0] >= 0 else "right")
         assert t.get_va() == "bottom" and t.get_fontsize() == size
         assert tuple(map(float, t.xy)) == p
@@ -214,8 +213,7 @@ def test_random_scenes_match_the_rule(seed: int) -> None:
 
 def test_overlap_is_strict_on_every_side_and_along_is_even_in_log_space() -> None:
     a = (0, 0, 10, 10)
-    assert article._overlap(a, (5, 5, 15, 15))
-    assert article._overlap(a, (-5, -5, 5, 5))
+    assert article._overlap(a, (5, 5, 15, 15)) and article._overlap(a, (-5, -5, 5, 5))
     assert article._overlap(a, (2, 2, 3, 3))
     for b in [(10, 0, 20, 10), (-10, 0, 0, 10), (0, 10, 10, 20), (0, -10, 10, 0)]:
         assert not article._overlap(a, b)  # touching edges
