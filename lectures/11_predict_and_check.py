@@ -182,14 +182,14 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # eager PyTorch on one A100, the serving engines' own pages (vLLM's benchmark CI on H100, H200
 # and A100, LMDeploy's A100 table, NVIDIA NIM on two H100s), Argonne's benchmark of vLLM 0.5
 # and TensorRT-LLM 0.11 on 1 to 4 H100s, GPUStack's Qwen3-8B on one H100 under vLLM 0.11,
-# SGLang 0.5 and TensorRT-LLM 1.2 (ShareGPT requests, 1 to 8 at a time), SGLang 0.4.1's
-# DeepSeek-V3 on eight H200s in FP8 (batch 1 to 32), and NVIDIA's NIM course data (Llama-3 8B
-# and 70B, one request at a time on 1 to 8 A100s or H100s, in 16 bits and FP8, prompts of 200
-# to 7,000 tokens). Each is predicted twice: by the roofline *bound* alone, and by the
-# *forecast* of ``python3 -m common.predict --engine E``, E the class of its engine
-# (``trtllm``, ``trtllm-single-block``, ``trtllm-mmha``, ``vllm``, ``sglang``,
-# ``vllm-single-step-flash``, ``vllm-single-step``, ``vllm-eager`` or ``eager``). The forecast
-# is the bound plus the engine terms of ``common/tables/engines.py``:
+# SGLang 0.5 and TensorRT-LLM 1.2 (ShareGPT requests, 1 to 8 at a time), SGLang's DeepSeek-V3
+# in FP8 on eight H200s (v0.4.1, batch 1 to 32) and eight B200s (May 2025, batch 1 and 32),
+# and NVIDIA's NIM course data (Llama-3 8B and 70B, one request at a time on 1 to 8 A100s or
+# H100s, in 16 bits and FP8, prompts of 200 to 7,000 tokens). Each is predicted twice: by the
+# roofline *bound* alone, and by the *forecast* of ``python3 -m common.predict --engine E``, E
+# the class of its engine (``trtllm``, ``trtllm-single-block``, ``trtllm-mmha``, ``vllm``,
+# ``sglang``, ``vllm-single-step-flash``, ``vllm-single-step``, ``vllm-eager`` or ``eager``).
+# The forecast is the bound plus the engine terms of ``common/tables/engines.py``:
 #
 # - a GEMM's measured share of the peak at the request's rows, on one GPU's shard under the
 #   request's tensor parallelism, where those rows make it compute-bound;

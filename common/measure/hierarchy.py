@@ -73,14 +73,10 @@ def run_sweep(arrays: StreamArrays, lengths: Sequence[int], budget_s: float, pas
             for n in lengths]  # fmt: skip
 
 
-def measure_threads(
-    arrays: StreamArrays,
-    n: int,
-    threads: int,
-    repeat: int = 5,
-    clock: Clock = time.perf_counter,
-    add: Callable[[Any, Any, Any], object] | None = None,
-) -> dict[str, Any]:
+def measure_threads(arrays: StreamArrays, n: int, threads: int, repeat: int = 5,
+                    clock: Clock = time.perf_counter,
+                    add: Callable[[Any, Any, Any], object] | None = None,
+                    ) -> dict[str, Any]:  # fmt: skip
     """Bandwidth of z = x + y on n elements from one thread and from `threads` threads."""
     from concurrent.futures import ThreadPoolExecutor
 

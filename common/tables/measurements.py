@@ -419,14 +419,16 @@ GPUSTACK = (
     "latency per request'; Qwen/Qwen3-8B in bf16, Qwen/Qwen3-8B-FP8 (FP8 weights) for its FP8 "
     "row; checked 2026-12-07"
 )
-SGLANG_V3 = (
-    "sgl-project/sglang pull request #2643 (v0.4.1.post2, 2024-12-29), 'Using CUDA Graph and FP8 "
-    "GEMM Tuning': DeepSeek-V3's FP8 weights, tensor parallel over 8 as its launch command (DP "
-    "attention added for ShareGPT), 128 + 256 tokens at batch 1, 8 and 32: 30.29, 206.32 and "
-    "760.52 token/s, read as batch x 256 over the request's time; GPUs not named: eight H200s "
-    "assumed, the one Hopper node that holds its 671 GB, whose fused MoE the same team tuned "
-    "(issue #2591: 'device_name=NVIDIA_H200'); KV cache bf16; checked 2026-12-07"
-)
+SGLANG_H200, SGLANG_B200 = (
+    f"sgl-project/sglang pull request #{pr}: DeepSeek-V3's FP8 weights, tensor parallel over 8 (its"
+    f" launch command), KV cache bf16; {runs}; checked 2026-12-07" for pr, runs in (
+    ("2643 (v0.4.1.post2, 2024-12-29), 'Using CUDA Graph and FP8 GEMM Tuning'", "128 + 256 tokens"
+     " at batch 1, 8 and 32: 30.29, 206.32 and 760.52 token/s, read as batch x 256 over the "
+     "request's time; GPUs not named: eight H200s assumed, the one Hopper node that holds its 671"
+     " GB, whose fused MoE the same team tuned (issue #2591: 'device_name=NVIDIA_H200')"),
+    ("6111 (2025-05-08), Triton configs for its fused MoE 'on Blackwell', 'after tuning'", "bench_"
+     "one_batch_server, 512 + 512 tokens, 'latency' 10.95 s at batch 1 and 13.89 s at 32; eight "
+     "B200s assumed: the author's #6939 adds this model's configs 'E=257 on B200'")))  # fmt: skip
 NIM_DLI = (
     "NVIDIA Deep Learning Institute's course data of NIM benchmarks ('a benchmark run against an "
     "older version of NVIDIA NIM': NIM_TRT-LLM, GenAI-Perf), dataset/nim.csv as carried by "
@@ -540,8 +542,10 @@ SERVING_REQUESTS: tuple[Request, ...] = (
         (4, 27.70, 7.19, "SGLang 0.5, GPUStack", "sglang", "bf16"),
         (4, 51.61, 7.67, "TensorRT-LLM 1.2, GPUStack", "trtllm", "bf16"),
         (4, 39.66, 5.65, "SGLang 0.5, GPUStack", "sglang", "fp8"))),
-    *(_request(models.DEEPSEEK_V3, "h200", 8, b, 128, 256, b * 256 / rate, "SGLang 0.4.1, its PR",
-               SGLANG_V3, "sglang", "fp8") for b, rate in ((1, 30.29), (8, 206.32), (32, 760.52))),
+    *(_request(models.DEEPSEEK_V3, "h200", 8, b, 128, 256, b * 256 / r, "SGLang 0.4.1, its PR",
+               SGLANG_H200, "sglang", "fp8") for b, r in ((1, 30.29), (8, 206.32), (32, 760.52))),
+    *(_request(models.DEEPSEEK_V3, "b200", 8, b, 512, 512, t, "SGLang of 2025-05, its PR",
+               SGLANG_B200, "sglang", "fp8") for b, t in ((1, 10.95), (32, 13.89))),
     *(_request(m, chip, g, 1, p, n, s, "NVIDIA NIM, its DLI course", NIM_DLI,
                "trtllm-single-block", precision)
       for (m, chip, g, precision), times in NIM_DLI_S.items()

@@ -141,8 +141,7 @@ def test_formatters_reject_non_finite(formatter, bad) -> None:
 
 def test_format_table_aligns_numbers_right_text_left_and_refuses_ragged_rows() -> None:
     lines = format_table(["chip", "ridge"], [["H100 SXM", "295"], ["TPU v5e", "1875"]]).splitlines()
-    assert lines[0] == "chip      ridge"
-    assert lines[1] == "--------  -----"
+    assert lines[0] == "chip      ridge" and lines[1] == "--------  -----"
     assert lines[2] == "H100 SXM    295"
     assert lines[3] == "TPU v5e    1875"
     # ratio (also '1/33 as much') and comma numbers are right-aligned, 'D > ...' text left

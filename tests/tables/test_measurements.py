@@ -185,7 +185,7 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     got = {(r.model.key, r.chip, r.gpus, r.batch, r.prompt, r.new_tokens, r.engine_class):
            r.measured.seconds for r in pub.SERVING_REQUESTS}  # fmt: skip
     # SGLang's bf16 and FP8 share a key, as do the NIM course data's 24 fp8 rows with its bf16
-    assert len(got) == len(pub.SERVING_REQUESTS) - 25 == 70 + 75 - 25
+    assert len(got) == len(pub.SERVING_REQUESTS) - 25 == 70 + 77 - 25
     # the NIM course data, concurrency 1, request_latency-avg: 8,345,598,200.32 ns for 8B on 2
     # A100s (fp16), 200 / 1000; 17,836,483,506.83 ns for 70B on 8 H100s (fp8), 7000 / 1000
     dli = {(r.model.key, r.chip, r.gpus, r.prompt, r.new_tokens, r.precision): r.measured.seconds
@@ -217,13 +217,14 @@ def test_serving_engines_requests_as_their_pages_print_them() -> None:
     assert fp8[0].measured.seconds == pytest.approx(1.28266)
     # every other row is 16-bit (vLLM's dtype auto, LMDeploy's fp16: bf16's bytes and peak)
     # but the NIM course data's fp8 profiles: 8B on 1 and 2 H100s, 70B on 4 and 8, 6 rows each
-    v3 = [r for r in pub.SERVING_REQUESTS if r.model.key == "deepseek-v3"]
+    v3 = [r for r in pub.SERVING_REQUESTS if r.model.key == "deepseek-v3"]  # H200s, then B200s
     rest = [r.precision for r in pub.SERVING_REQUESTS if r not in nim + fp8 + v3]
     assert (rest.count("fp8"), set(rest)) == (4 * 6, {"bf16", "fp8"})
-    # SGLang's PR #2643: 256 / 30.29 token/s = 8.451634 s, 32 x 256 / 760.52 = 10.771577 s
-    assert {(r.gpus, r.chip, r.precision) for r in v3} == {(8, "h200", "fp8")}
-    assert [(r.batch, r.engine_class) for r in v3] == [(b, "sglang") for b in (1, 8, 32)]
-    assert [v3[0].measured.seconds, v3[2].measured.seconds] == pytest.approx([8.451634, 10.771577])
+    # PRs #2643: 256 / 30.29 token/s = 8.451634 s, 32 x 256 / 760.52 = 10.771577 s; #6111: 13.89 s
+    assert {(r.gpus, r.precision, r.engine_class) for r in v3} == {(8, "fp8", "sglang")}
+    assert [(r.chip, r.batch) for r in v3] == [("h200", 1), ("h200", 8), ("h200", 32),
+                                                ("b200", 1), ("b200", 32)]  # fmt: skip
+    assert [r.measured.seconds for r in v3[::2]] == pytest.approx([8.451634, 10.771577, 13.89])
     # each engine's own page is named with what it ran; the course's first sources are not
     assert all(r.measured.what.endswith(f", {r.engine}") for r in pub.SERVING_REQUESTS)
     assert not any(r.engine in r.measured.what for r in pub.REQUESTS)
