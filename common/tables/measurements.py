@@ -424,8 +424,9 @@ SGLANG_H200, SGLANG_B200 = (
     f" launch command), KV cache bf16; {runs}; checked 2026-12-07" for pr, runs in (
     ("2643 (v0.4.1.post2, 2024-12-29), 'Using CUDA Graph and FP8 GEMM Tuning'", "128 + 256 tokens"
      " at batch 1, 8 and 32: 30.29, 206.32 and 760.52 token/s, read as batch x 256 over the "
-     "request's time; GPUs not named: eight H200s assumed, the one Hopper node that holds its 671"
-     " GB, whose fused MoE the same team tuned (issue #2591: 'device_name=NVIDIA_H200')"),
+     "request's time (the launch command shown also enables DP attention, for its ShareGPT run); "
+     "GPUs not named: eight H200s assumed, the one Hopper node that holds its 671 GB, whose fused "
+     "MoE the same team tuned (issue #2591: 'device_name=NVIDIA_H200')"),
     ("6111 (2025-05-08), Triton configs for its fused MoE 'on Blackwell', 'after tuning'", "bench_"
      "one_batch_server, 512 + 512 tokens, 'latency' 10.95 s at batch 1 and 13.89 s at 32; eight "
      "B200s assumed: the author's #6939 adds this model's configs 'E=257 on B200'")))  # fmt: skip
