@@ -7,9 +7,9 @@ token to :math:`k` of :math:`E` expert MLPs, so a token computes with a small sh
 the weights (its *active* parameters) while memory holds all of them. This lecture
 keeps both ledgers for Mixtral-8x7B, Qwen3-30B-A3B and DeepSeek-V3: what a decode step
 reads as its batch grows, when its experts turn compute-bound against a dense model of
-the same active size, what spreading the experts over GPUs (expert parallelism) adds
-in network traffic, checked against DeepEP's published latencies, and what an uneven
-router costs a step.
+the same active size, how that compares with vLLM's fused MoE kernel timed on an H100,
+what spreading the experts over GPUs (expert parallelism) adds in network traffic,
+checked against DeepEP's published latencies, and what an uneven router costs a step.
 
 The model shapes come from the model table ``common/tables/models.py``, the chip from
 ``common/hw_specs.py``, the formulas from ``common/formulas/transformer.py`` and
@@ -40,6 +40,7 @@ args, model, chip, precision = parse_moe_args(make_parser())  # checked: one-lin
 from common.formulas import predict, serving
 from common.formulas import transformer as llm
 from common.formulas.roofline import critical_batch, lower_bound_time
+from common.hw_specs import get_chip
 from common.present.display import show
 from common.tables import measurements as pub
 from common.tables.assumptions import ROUTING_ZIPF
@@ -119,7 +120,34 @@ crit = (llm.expert_critical_batch(model, ridge, dtypes),
 show(page.step_section(setup, steps, crit))
 
 # %%
-# 4. Expert parallelism: dispatch and combine
+# 4. The routed experts against a measured kernel
+# -----------------------------------------------
+#
+# Sections 2 and 3 are arithmetic; does a real kernel follow them? vLLM timed its fused
+# MoE kernel alone on an H100 at batches of 1 to thousands of tokens, for Mixtral-8x7B in
+# bf16 (one GPU's shard of two) and Qwen3-30B-A3B in FP8 (one GPU): one call runs a
+# layer's routed experts, with the choice of each token's experts and the sum of their
+# outputs. The forecast is what ``python3 -m common.predict --engine vllm`` counts for
+# those operators: each expert matmul over the experts reached, at the H100's measured
+# shares, no faster than the smallest kernel. The published times only check it.
+
+kernels = []
+for run in pub.FUSED_MOE_H100:  # each published sweep: one model's MoE layer on one H100
+    m, h100, p, g = run.model, get_chip(run.chip), run.precision, run.gpus
+    at = predict.compute_precision(h100, p)  # the matmuls' (a chip with no fp8 peak: 16-bit)
+    spec, eng = predict.spec_roofs(h100, at), predict.engine_roofs(h100, "vllm", at, g)
+    for n, measured in run.times:  # n tokens, each one sequence's next
+        ledger = llm.decode_ledger(m, n, 1, predict.engine_dtypes(p, "vllm"))
+        ops = predict.operator_forecast(ledger, spec, eng, g)  # one run of each, s, by name
+        kernels.append(page.Kernel(
+            model=m, gpus=g, precision=p, tokens=n, measured=measured.seconds,
+            source=measured.source,
+            reached=llm.experts_touched(n, m.experts_per_token, m.n_experts),
+            forecast=sum(t for op, t in ops.items() if op.startswith("expert "))))  # fmt: skip
+show(page.kernel_section(kernels))
+
+# %%
+# 5. Expert parallelism: dispatch and combine
 # -------------------------------------------
 #
 # With the experts spread :math:`E/N` to a GPU over :math:`N` GPUs, each token's
@@ -148,24 +176,23 @@ for n in sizes if linked else []:
 show(
     page.ep_section(setup, ep_rows, chip.link_bw, pub.CX7_IB.value)
     if linked
-    else page.no_link(chip)
-)
+    else page.no_link(chip))  # fmt: skip
 
 # %%
-# 5. The exchange against DeepEP's published latencies
+# 6. The exchange against DeepEP's published latencies
 # ----------------------------------------------------
 #
 # DeepEP (DeepSeek's expert-parallel kernels) publishes the latency of one dispatch
 # and one combine of 128 tokens a GPU (hidden 7168, top-8) on H800s at EP sizes 8 to
 # 256. One of those twelve figures fixes the latency a call; the other eleven only
-# check the model of section 4 (the calibration and validation split of lecture 11).
+# check the model of section 5 (the calibration and validation split of lecture 11).
 
 checks = [page.Check(label=lb, predicted=p, measured=m, calibration=c)
           for lb, p, m, c in predict.deepep_check()]  # fmt: skip
 show(page.deepep_section(checks, pub.DEEPEP_TOKENS))
 
 # %%
-# 6. Load imbalance: every GPU waits for the busiest
+# 7. Load imbalance: every GPU waits for the busiest
 # --------------------------------------------------
 #
 # A step ends when its busiest GPU is done. The *imbalance factor* is the busiest
@@ -186,7 +213,7 @@ mine = next(a for a, _ in steps if a.batch == B)
 show(page.imbalance_section(setup, skews, mine.time / N))
 
 # %%
-# 7. Tokens per second per GPU against batch
+# 8. Tokens per second per GPU against batch
 # ------------------------------------------
 #
 # The mixture, its dense twin and the mixture with its dispatch and combine at the
@@ -209,8 +236,7 @@ if args.png:
         ep_t = [model.moe_layers * sum(predict.ep_call(b / N, call, x, d, k) for x in kinds)
                 for b in grid]  # fmt: skip
         curves[f"{model.name}, EP {N} exchange"] = [
-            (b, b / (t + N * c)) for b, t, c in zip(grid, moe_t, ep_t, strict=True)
-        ]
+            (b, b / (t + N * c)) for b, t, c in zip(grid, moe_t, ep_t, strict=True)]  # fmt: skip
     path = moe_throughput_figure(
         args.outdir / "13_moe_throughput.png", curves, crit, B,
         f"{model.name} and its dense twin on {chip.name} ({precision}), context {S:,}")  # fmt: skip

@@ -395,20 +395,36 @@ def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
     return roofline_time(ledger, roofs, gpus) + comm_time(ledger, gpus, roofs.link_bw, None)
 
 
+def measured_shares(
+    ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int
+) -> tuple[Roofs, dict[str, float]]:
+    """The spec roofs at the engine's measured shares, under which each kernel takes
+    max(F / (e(M) P), D / (s beta)) per GPU share (e(M) the GEMM share at the pass's rows, s
+    the HBM share), and by name each weight-reading GEMM's B/s that makes it t0 + D / beta."""
+    e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
+    bw = {}
+    for op, _ in ledger.counted() if eng.gemv else ():
+        if op.kind == "matmul" and op.weight_bytes:
+            d = op.nbytes / gpus
+            bw[op.name] = d / (eng.gemv[0] + d / (eng.gemv[1] * spec.mem_bw))
+    return spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw), bw
+
+
+def operator_forecast(ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int = 1
+                      ) -> dict[str, float]:  # fmt: skip
+    """One run of each operator on one GPU as the forecast counts it, s, by name (one in
+    several kinds of layer: its last): its time at ``measured_shares``, no less than the floor."""
+    shares, bw = measured_shares(ledger, spec, eng, gpus)
+    ops = zip(ledger.counted(), per_gpu_times(ledger, shares, gpus, None, bw), strict=True)
+    return {op.name: max(eng.floor, t) for (op, _), (_, t) in ops}
+
+
 def forecast_terms(
     ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int, ep: EPNetwork | None = None
 ) -> dict[str, float]:
     """One pass, s: the bound at spec roofs + each named term of the gap (each >= 0, so never
     below the bound); under `ep`, the dispatch and combine of each MoE layer's tokens too."""
-    # each kernel: max(F / (e(M) P), D / (s beta)) per GPU share, with e(M) the measured
-    # GEMM share at the pass's rows and s the measured HBM share
-    e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
-    shares = spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw)
-    bw = {}  # each weight-reading GEMM at the bandwidth that makes its time t0 + D / beta
-    for op, _ in ledger.counted() if eng.gemv else ():
-        if op.kind == "matmul" and op.weight_bytes:
-            d = op.nbytes / gpus
-            bw[op.name] = d / (eng.gemv[0] + d / (eng.gemv[1] * spec.mem_bw))
+    shares, bw = measured_shares(ledger, spec, eng, gpus)
     kernels = per_gpu_times(ledger, shares, gpus, None, bw)
     t_kernels = sum(c * t for c, t in kernels)
     if eng.attention_share != 1.0:  # attention in a 16-bit network beside sub-16-bit GEMMs
@@ -442,8 +458,7 @@ def forecast_terms(
     ways = zip(EP_TERMS, ("dispatch", "combine"), strict=True) if ep else ()
     exchange = {  # under `ep`: each MoE layer sends its tokens to their experts and back
         t: m.moe_layers * ep_call(ledger.tokens, ep, w, m.d_model, m.experts_per_token)
-        for t, w in ways
-    }
+        for t, w in ways}  # fmt: skip
     return {
         "bound (spec roofs)": bound_time(ledger, spec, gpus),
         "measured GEMM and HBM shares": max(0.0, t_kernels - roofline_time(ledger, spec, gpus)),
@@ -519,8 +534,7 @@ class Speculation(NamedTuple):
 EAGLE_HEAD = (
     "a draft head of one decoder layer on the target's features (EAGLE: Li et al. 2024, "
     "arXiv 2401.15077: an FC layer and one decoder layer, the target's embedding and LM head "
-    "reused): each draft token costs 1 / L of a target decode step"
-)
+    "reused): each draft token costs 1 / L of a target decode step")  # fmt: skip
 
 
 def speculate(req: Request, spec: Roofs, eng: EngineRoofs, draft_len: int, acceptance: float,
@@ -606,8 +620,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         attention = achievable_roofs(chip, dtypes.activations).peak / ach.peak
         notes.append(
             f"no per-shape GEMM or kernel-floor measurement on the {chip.name}: flat "
-            "achievable roofs, no kernel floor, all-reduce as ring bytes (no latency)"
-        )
+            "achievable roofs, no kernel floor, all-reduce as ring bytes (no latency)")  # fmt: skip
     else:
         home = shipped_chip(get_chip(terms.measured_on))  # shares of the datasheet measured on
         peak_bf16 = home.peak_flops("bf16")
@@ -632,8 +645,7 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
         gemm = tuple(  # the rows where the GEMM is compute-bound: F / D past the ridge P / beta
             (m, scale * f / (t.value * peak_bf16))
             for m, t, (f, d) in zip(engines.GEMM_ROWS, terms.gemm[degree], counts, strict=True)
-            if roofline.bound_of(roofline.intensity(f, d), ridge) == "compute"
-        )
+            if roofline.bound_of(roofline.intensity(f, d), ridge) == "compute")  # fmt: skip
         hbm = beta / home.mem_bw  # what a kernel streams: weights' beyond t0, the cache, the rest
         if chip.key in engines.HBM_SHARE_CALIBRATION:  # the calibrated one-GPU share, scaled
             # by the measured loss of a g-way shard of the gate+up GEMM at one row

@@ -6,8 +6,9 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from common.formulas.predict import flat_until
 from common.hw_specs import Chip
-from common.present.claims import counted, direction, listing, n_of_m, ratio
+from common.present.claims import counted, direction, listing, multiple, n_of_m, ratio
 from common.present.console import fmt_bw, fmt_bytes, fmt_gb, fmt_num, fmt_pct, fmt_time
 from common.present.display import Figure, Group, Table, Text
 from common.present.say import say
@@ -64,6 +65,18 @@ class Check:  # one published DeepEP latency beside the model's (s), and whether
     predicted: float
     measured: float
     calibration: bool
+
+
+@dataclass(frozen=True)
+class Kernel:  # the routed experts of one MoE layer at `tokens`: forecast and measured time (s)
+    model: Model
+    gpus: int  # the tensor-parallel shard it runs
+    precision: str
+    tokens: int
+    reached: float  # experts reached, uniform routing
+    forecast: float
+    measured: float
+    source: str = ""  # where the measured time stands
 
 
 @dataclass(frozen=True)
@@ -138,7 +151,7 @@ def routing_section(s: Setup, reach: Sequence[Reach], per_expert: float, skew: f
         f"{first.batch:,}. " + all_at,
         f"Skew (popularity falling as i^-{skew:g}) reaches fewer experts at "
         f"{n_of_m(fewer, len(reach))} batches listed: tokens crowd onto the popular experts, so a "
-        "step reads fewer bytes, but the busiest expert does more of the work (section 6).",
+        "step reads fewer bytes, but the busiest expert does more of the work (section 7).",
     ]
     return section(title, Table(columns, rows), note, items=items)
 
@@ -181,7 +194,7 @@ def step_section(s: Setup, steps: Sequence[tuple[Step, Step]], crit: tuple) -> G
         read += ": the router's weights, which the twin does not have."
     note = "\nStep bound: sum of max(F / P, D / beta) over the operators on one chip's roofs; "
     note += "tokens/s per GPU is B over that time\n(the step's bytes and FLOPs split evenly "
-    note += "over the GPUs; dispatch and combine come in section 4)."
+    note += "over the GPUs; dispatch and combine come in section 5)."
     title = f"3. A decode step on {s.chip.name} ({s.precision}), context {s.context:,}"
     return section(title, Table(columns, rows), note, items=[read, knees])
 
@@ -219,8 +232,8 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
     where = f"{link} inside nodes of {node}, the network card {fmt_bw(net_bw)} between them"
     where = f"{link} between all of them (no node drawn)" if node is None else where
     note = f"\nPer MoE layer and GPU, B / N tokens each; {where}, plus a fixed latency a call "
-    note += "(section 5). * chosen with --ep."
-    title = f"4. Expert parallelism: dispatch and combine, {counted(s.batch, 'token')} a step"
+    note += "(section 6). * chosen with --ep."
+    title = f"5. Expert parallelism: dispatch and combine, {counted(s.batch, 'token')} a step"
     return section(title, Table(columns, table), note, items=[sent, against + at_sizes + listed])
 
 
@@ -240,8 +253,50 @@ def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
         "The model counts bytes over the slower link and one latency; it knows nothing of "
         "the kernels' queues, so what it misses shows where the latency is not bytes.",
     ]
-    title = f"5. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)"
+    title = f"6. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)"
     return section(title, Table(["call", "model", "published", "error", "role"], rows), items=items)
+
+
+def kernel_section(rows: Sequence[Kernel], tolerance: float = 0.25) -> Group:
+    """The forecast of the routed experts against a kernel timed alone, model by model."""
+    err = lambda k: round(k.forecast / k.measured - 1, 2) + 0.0  # noqa: E731  (never -0%)
+    label = lambda k: f"{k.model.name} ({k.precision}, TP {k.gpus})"  # noqa: E731
+    table = [[label(k), f"{k.tokens:,}", f"{k.reached:.1f} of {k.model.n_experts}",
+              fmt_time(k.forecast), fmt_time(k.measured), f"{err(k):+.0%}"]
+             for k in rows]  # fmt: skip
+    items = []
+    for name in dict.fromkeys(label(k) for k in rows):
+        mine = [k for k in rows if label(k) == name]
+        lo, hi = min(mine, key=err), max(mine, key=err)
+        close = sum(abs(err(k)) <= 0.1 for k in mine)
+        said = f"{name}: the forecast is within 10% of the measured kernel at "
+        said += f"{n_of_m(close, len(mine))} {'batch' if len(mine) == 1 else 'batches'}; its "
+        said += f"error runs from {err(lo):+.0%} ({counted(lo.tokens, 'token')}) to "
+        said += f"{err(hi):+.0%} ({counted(hi.tokens, 'token')})."
+        if err(lo) == err(hi):
+            said = said[: said.index("; its")] + f"; its error is {err(lo):+.0%}"
+            said += " at each." if len(mine) > 1 else f" ({counted(lo.tokens, 'token')})."
+        full = [i for i, k in enumerate(mine) if k.reached >= 0.99 * k.model.n_experts]
+        if full and full[0] < len(mine) - 1:
+            at, rest = mine[full[0]], mine[full[0] :]
+            last = rest[flat_until([k.tokens for k in rest], [k.measured for k in rest], tolerance)]
+            said += f" From {counted(at.tokens, 'token')}, where uniform routing reaches "
+            said += f"{at.reached:.1f} of its {at.model.n_experts} experts, the measured kernel "
+            word = multiple(last.forecast / at.forecast)  # 'x1.04', '1/1.02' or 'the same'
+            grows = f"grows {word}" if word[0] == "x" else f"shrinks to {word}"
+            grows = "does not change" if word == "the same" else grows
+            said += (f"exceeds {ratio(1 + tolerance)} its time there at the next batch."
+                     if last is at else
+                     f"takes at most {ratio(1 + tolerance)} its time there up to "
+                     f"{counted(last.tokens, 'token')} ({ratio(last.measured / at.measured)}); "
+                     f"over the same tokens the forecast {grows}.")  # fmt: skip
+        items.append(said)
+    columns = ["model", "tokens", "experts reached", "forecast", "measured", "error"]
+    note = "\nOne MoE layer's routed experts on one H100; error = forecast / measured - 1. The "
+    note += "published times only check the forecast: none of them informs a term."
+    note += "".join(f"\nSource: {src}" for src in dict.fromkeys(k.source for k in rows if k.source))
+    title = "4. The routed experts against vLLM's fused MoE kernel (H100)"
+    return section(title, Table(columns, table), note, items=items)
 
 
 def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
@@ -264,7 +319,7 @@ def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
     note = "\nCost: (f - 1) x the experts' time a step per GPU, f the busiest GPU's load over "
     note += f"the fair share; the step is {fmt_time(step)} per GPU (section 3, batch {s.batch:,})."
     head = ["skew s", "busiest expert", "busiest GPU", "cost a step", "of the step"]
-    return section(f"6. Load imbalance at EP {s.ep}", Table(head, rows), note, items=items)
+    return section(f"7. Load imbalance at EP {s.ep}", Table(head, rows), note, items=items)
 
 
 def moe_png(
@@ -287,7 +342,7 @@ def moe_png(
 
 
 def no_link(chip: Chip) -> Text:
-    """The one line that stands for section 4 when the table lists no link for `chip`."""
+    """The one line that stands for section 5 when the table lists no link for `chip`."""
     return Text(f"Left out: dispatch and combine, with no link figure for the {chip.name} "
                 "in common/hw_specs.py.")  # fmt: skip
 

@@ -15,6 +15,7 @@ from present.fake_chips import chip, observed, prose, rows
 from strategies import SHIPPED, moe_runs, patched_hardware, patched_models, run_lecture, unlinked
 
 from common.formulas.transformer import DTypes
+from common.tables.engines import CHIP_TERMS
 from common.tables.models import MIXTRAL_8X7B, MOE_MODELS
 from lectures.words import mixture_of_experts as page
 
@@ -200,6 +201,39 @@ def test_exchange_and_deepep_by_hand() -> None:
     )
 
 
+def kernel(n: int, reached: float, f_us: float, m_us: float, m=MIXTRAL_8X7B) -> page.Kernel:
+    return page.Kernel(model=m, gpus=2, precision="bf16", tokens=n, reached=reached,
+                       forecast=f_us * 1e-6, measured=m_us * 1e-6)  # fmt: skip
+
+
+def test_kernel_check_by_hand() -> None:
+    # errors: -10%, +20%, 0%, 110 / 120 - 1 = -8%, 120 / 130 - 1 = -8%: 4 of 5 within 10%
+    five = [kernel(1, 2.0, 90, 100), kernel(8, 7.2, 120, 100), kernel(16, 7.94, 100, 100),
+            kernel(32, 8.0, 110, 120), kernel(64, 8.0, 120, 130)]  # fmt: skip
+    group = page.kernel_section(five)
+    assert rows(group)[1] == ["Mixtral-8x7B (bf16, TP 2)", "1", "2.0 of 8", "90.0 µs", "100 µs",
+                              "-10%"]  # fmt: skip
+    # 7.94 >= 0.99 x 8: every expert from 16 tokens; 120 us <= 1.25 x 100 us, 130 us is not
+    assert observed(group) == [
+        "Mixtral-8x7B (bf16, TP 2): the forecast is within 10% of the measured kernel at 4 of "
+        "the 5 batches; its error runs from -10% (1 token) to +20% (8 tokens). From 16 tokens, "
+        "where uniform routing reaches 7.9 of its 8 experts, the measured kernel takes at most "
+        "x1.25 its time there up to 32 tokens (x1.20); over the same tokens the forecast grows "
+        "x1.10."]  # fmt: skip
+    steep = observed(page.kernel_section([*five[:3], kernel(32, 8.0, 110, 126)]))[0]
+    assert steep.endswith("the measured kernel exceeds x1.25 its time there at the next batch.")
+    for f_us, said in ((100, "does not change."), (50, "shrinks to 1/2.00.")):  # from 100 us
+        end = observed(page.kernel_section([*five[:3], kernel(32, 8.0, f_us, 120)]))[0]
+        assert end.endswith(f"(x1.20); over the same tokens the forecast {said}")
+    two = page.kernel_section([*five[:2], kernel(4, 20.0, 50, 50, MOE_MODELS["qwen3-30b-a3b"])])
+    said = observed(two)  # no batch reaches all of a model's experts: no plateau to name
+    assert len(said) == 2 and said[1].startswith("Qwen3-30B-A3B (bf16, TP 2): the forecast is ")
+    assert "uniform routing" not in " ".join(said)
+    assert said[1].endswith("at the one batch; its error is +0% (4 tokens).")
+    same = observed(page.kernel_section([kernel(1, 2.0, 100, 100), kernel(2, 3.5, 90, 90)]))[0]
+    assert same.endswith("at all 2 batches; its error is +0% at each.")
+
+
 def test_imbalance_and_summary_by_hand() -> None:
     skews = [page.Skew(exponent=0.0, expert_factor=1.0, gpu_factor=1.0, cost=0.0),
              page.Skew(exponent=1.0, expert_factor=3.0, gpu_factor=1.5, cost=0.01)]  # fmt: skip
@@ -266,7 +300,7 @@ def check_claims(text: str) -> None:
         assert f"{number(knee[1]) / number(knee[2]):.1f}" == knee[3]
     sizes = r"(none of the \d+|\d+ of the \d+|all \d+|the one) EP sizes?"
     out = re.search(rf"outlasts the layer at {sizes}", flat)
-    if "Left out: dispatch and combine, with no link figure" in flat:  # section 4 sits out
+    if "Left out: dispatch and combine, with no link figure" in flat:  # section 5 sits out
         assert out is None and "(without dispatch and combine)" in flat
         return
     assert out and out[1].startswith("none") == ("there, unless it overlaps" not in flat)
@@ -287,7 +321,7 @@ def test_a_chip_without_a_link_leaves_out_the_exchange_only() -> None:
     with patched_hardware(table):
         text = run_lecture("13")
     assert "Left out: dispatch and combine, with no link figure for the H100 SXM" in text
-    assert "dispatch B/token" not in text  # section 4's table needs the link
+    assert "dispatch B/token" not in text  # section 5's table needs the link
     assert "EP 128" in text and "busiest expert" in text  # DeepEP's check (H800) and skew stay
     summary = text.split("\nSummary")[-1]
     assert "dispatch and combine left out" in summary
@@ -337,10 +371,11 @@ def row(text: str, first: str) -> list[str]:
 def test_prints_every_section(lecture13: str) -> None:
     headings = ("1. DeepSeek-V3: total against active parameters", "2. What a decode step reads",
                 "3. A decode step on H100 SXM (bf16), context 4,096",
-                "4. Expert parallelism: dispatch and combine, 1,024 tokens a step",
-                "5. Checked against DeepEP's published latencies", "6. Load imbalance at EP 8",
+                "4. The routed experts against vLLM's fused MoE kernel (H100)",
+                "5. Expert parallelism: dispatch and combine, 1,024 tokens a step",
+                "6. Checked against DeepEP's published latencies", "7. Load imbalance at EP 8",
                 "Summary")  # fmt: skip
-    assert_sections(lecture13, "13_moe_throughput.png", headings, 6, exact=True)
+    assert_sections(lecture13, "13_moe_throughput.png", headings, 7, exact=True)
 
 
 def test_counts_and_expected_experts_by_hand(lecture13: str) -> None:
@@ -378,16 +413,33 @@ def test_critical_batches_by_brute_force(lecture13: str) -> None:
     assert 25 < moe / twin < 45  # about E / k = 32 times the dense batch
 
 
+def test_routed_experts_against_vllms_kernel_by_hand(lecture13: str) -> None:
+    text = section(lecture13, "4")
+    t0, beta = (t.value for t in CHIP_TERMS["h100"].gemv)  # vidur's one-row line, H100
+    floor = sum(t.value for t in CHIP_TERMS["h100"].small_kernels) / 4
+    # Mixtral, 1 token: its 2 experts' gate, up and down (4,096 x 14,336 bf16 each, half on
+    # each of 2 GPUs, with the token's 2 rows in and out) on the line; SiLU x up at the floor
+    d = (2 * 4096 * 14336 * 2 + 2 * (4096 + 14336) * 2) / 2
+    us = 1e6 * (3 * (t0 + d / beta) + floor)
+    cells = row(text, "Mixtral-8x7B (bf16, TP 2)")  # its first row, 1 token
+    assert cells[1:3] == ["1", "2.0 of 8"]
+    assert float(cells[3].split()[0]) == pytest.approx(us, abs=0.5)
+    assert cells[4] == "144 µs"  # vLLM's PR #24700: 144.03 us at batch 1
+    last = [ln for ln in text.splitlines() if ln.startswith("Qwen3-30B-A3B (fp8, TP 1)   4,096")]
+    assert last and "128.0 of 128" in last[0] and "1.65 ms" in last[0]  # 1,647.57 us
+    assert text.count("pull request #24700") == 2 and "none of them informs a term" in text
+
+
 def test_dispatch_combine_and_deepep_by_hand(lecture13: str) -> None:
-    cells = row(section(lecture13, "4"), "8 *")
+    cells = row(section(lecture13, "5"), "8 *")
     # 8 experts x 7/8 remote x 7168 x (1 + 4/128) bytes = 51,744; BF16 back: 100,352
     assert cells[3] == "51.74 KB" and cells[4] == "100.35 KB"
     # nodes of 8: at EP 8 every remote copy stays in the node; at EP 16 half go lecture13
     assert cells[1:3] == ["87.5%", "0.0%"]
-    assert row(section(lecture13, "4"), "16 ")[1:3] == ["43.8%", "50.0%"]
-    tpu = section(run_lecture("13", "--model", "qwen3-30b-a3b", "--chip", "tpu-v5e"), "4")
+    assert row(section(lecture13, "5"), "16 ")[1:3] == ["43.8%", "50.0%"]
+    tpu = section(run_lecture("13", "--model", "qwen3-30b-a3b", "--chip", "tpu-v5e"), "5")
     assert row(tpu, "16 ")[1:3] == ["93.8%", "0.0%"] and "(no node drawn)" in tpu  # one ICI slice
-    text = section(lecture13, "5")
+    text = section(lecture13, "6")
     # DeepEP README, low-latency kernels: EP 8 dispatch 77 us (calibrates), EP 256 combine 360
     assert row(text, "dispatch, EP 8")[1:] == ["77.0 µs", "77.0 µs", "+0%", "calibration"]
     assert row(text, "combine, EP 256")[2] == "360 µs"
