@@ -58,8 +58,7 @@ __all__ = ["main", "model_from_config", "read_config"]
 def make_parser() -> LectureParser:
     """The command line."""
     parser = LectureParser(
-        prog="common.predict", description=__doc__.split("\n\n")[0].replace("``", "")
-    )
+        prog="common.predict", description=__doc__.split("\n\n")[0].replace("``", ""))  # fmt: skip
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--config", type=path_text, metavar="FILE", help="a config.json")
     table = {**MODELS, **MOE_MODELS}

@@ -184,8 +184,7 @@ if args.png:
     curves = [(f"{c.name} bf16", c.peak_flops("bf16"), c.mem_bw) for c in (H100, *others)]
     points = [
         (name.split(", ")[-1], i, roofline.attainable_flops(i, peak, bw))
-        for name, i in op_intensity.items()
-    ]
+        for name, i in op_intensity.items()]  # fmt: skip
     out = str(args.outdir / "02_roofline.png")
     title = f"bf16 rooflines; points placed on {H100.name}"
     png = save_roofline_png(out, curves, points, title, placed_on=0)  # on the first curve

@@ -171,8 +171,7 @@ shares = [hierarchy.call_share(t, t0) for t, t0 in zip(seconds, fixed, strict=Tr
 measured_bw = [d / t for d, t in zip(sizes, seconds, strict=True)]  # D / t
 corrected_bw = [  # D / (t - t0), where the call's fixed cost leaves enough of t to trust
     hierarchy.corrected_bandwidth(d, t, t0) if share <= hierarchy.RELIABLE_CALL_SHARE else None
-    for d, t, t0, share in zip(sizes, seconds, fixed, shares, strict=True)
-]
+    for d, t, t0, share in zip(sizes, seconds, fixed, shares, strict=True)]  # fmt: skip
 for p, bw, cbw in zip(points, measured_bw, corrected_bw, strict=True):
     p["bytes_per_s"], p["corrected_bytes_per_s"] = bw, cbw
 reach = measure_budget.cache_note("The sweep's largest working set", sizes[-1], llc_bytes)
@@ -247,8 +246,7 @@ l1_limit = levels[0][1] / hierarchy.INSIDE_MARGIN if levels else 16 * 2**10
 small = [
     (d, t)
     for p, d, t in zip(points, sizes, seconds, strict=True)
-    if p["elements"] > hierarchy.GIL_RELEASE_ELEMENTS and d <= l1_limit
-]
+    if p["elements"] > hierarchy.GIL_RELEASE_ELEMENTS and d <= l1_limit]  # fmt: skip
 # t = t0 + D / beta: the fit returns (t0, 1/beta)
 fit = hierarchy.affine_fit(*zip(*small, strict=True)) if len(small) >= 3 else None
 first_level = found[0].name if found else "first"
@@ -347,8 +345,7 @@ if args.png:
     out = args.outdir / "09_hierarchical_roofline.png"
     marks = [  # the adds in the colour of their level, the matmuls in black
         (o["label"], o["intensity"], o["flops_per_s"], o["level"] if "add" in o["label"] else "")
-        for o in operations
-    ]
+        for o in operations]  # fmt: skip
     dram_all = [(f"DRAM, {thread_count} threads", all_bw)] if all_bw else []
     path = hierarchical_roofline_figure(out, level_roofs, peak_flops, marks, dram_all)
     shown.append(display.figure(path, page.roofline_caption(operations, peak_flops)))

@@ -383,8 +383,7 @@ def critical_batch(ridge: float, bytes_per_value: float = 2, d: int = 8192) -> i
 #: A 1 x 1 RGBA PNG, for a figure the source tree does not hold.
 PNG_1PX = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
-)
+    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082")  # fmt: skip
 
 
 def built(path: Path) -> Path:

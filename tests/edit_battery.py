@@ -103,8 +103,7 @@ _TIME = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12,
          "h": 3600.0}  # fmt: skip
 NUM = (
     r"(?P<{0}>-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?)"
-    r"(?:\s?(?P<{0}u>[kmgtpe]i?(?=b|flop|op)|(?:ms|us|µs|ns|ps|min|s|h)\b))?"
-)
+    r"(?:\s?(?P<{0}u>[kmgtpe]i?(?=b|flop|op)|(?:ms|us|µs|ns|ps|min|s|h)\b))?")  # fmt: skip
 
 
 def _value(match: re.Match, group: str) -> float:

@@ -123,8 +123,7 @@ def hardware_tables(draw: st.DrawFn) -> dict[str, Chip]:
 def unlinked(chip: Chip) -> Chip:
     """`chip` as a student may list it: no link figure, datasheet or measured."""
     return dataclasses.replace(
-        chip, link_bw_figure=None, achievable_link_bw_figure=None, link_name=""
-    )
+        chip, link_bw_figure=None, achievable_link_bw_figure=None, link_name="")  # fmt: skip
 
 
 @contextlib.contextmanager

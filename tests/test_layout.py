@@ -32,8 +32,7 @@ FLOOR_OF = {role: level for level, roles in enumerate(FLOORS) for role in roles}
 
 MODULES = {
     ".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__"): p
-    for p in sorted(COMMON.rglob("*.py"))
-}
+    for p in sorted(COMMON.rglob("*.py"))}  # fmt: skip
 
 
 def imported(name: str) -> set[str]:

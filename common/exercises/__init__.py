@@ -152,8 +152,7 @@ def percent_of_bound(
     add, gemm, share = (measured.get(k) for k in ("add", "GEMM square", "attention naive"))
     busy = (
         " One of them fell well short here: the machine was busier while it ran than during the "
-        "calibration. Rerun on a quiet machine."
-    )
+        "calibration. Rerun on a quiet machine.")  # fmt: skip
     own = "each is the very operation that measured its own roof."
     steps = [
         "The percentage is the roofline's lower bound divided by the measured time, "
@@ -173,16 +172,14 @@ def percent_of_bound(
         + ("well below half its bound" if share < 0.5 else "more than half its bound")
         + ", as expected: numpy runs its matmul and softmax phases one after the other "
         "(the roofline assumes they overlap), the softmax runs on one thread, and exp "
-        "costs far more than the one FLOP it is counted as.",
-    ]
+        "costs far more than the one FLOP it is counted as."]  # fmt: skip
     if llc_bytes:
         n = values["attention_n"] = numpy_ops.attention_seq_len(llc_bytes)
         steps.append(
             f"A high attention score means its N x N score matrix stayed in cache. With a "
             f"{fmt_bytes(llc_bytes, True)} last-level cache the lecture picks N = {n:,}, so "
             f"S takes {fmt_bytes(n * n * FP32, True)}, at least twice the cache. If your "
-            "score is still high, double N (S grows four times) and rerun."
-        )
+            "score is still high, double N (S grows four times) and rerun.")  # fmt: skip
     formula = r"\%\ \text{of bound} = 100 \times \frac{\max(F / P,\; D / \beta)}{t_{\text{meas}}}"
     return _answer(steps, values, formula, ("operation", "I (FLOP/B)", "bound", "% of bound"), rows)
 
@@ -231,8 +228,7 @@ def sweep_crossing(
         "to see the bound column change.",
         "Below the crossing a bigger batch rides along almost for free (the weights are "
         "read once either way), so throughput grows with B. Past it the time grows with B "
-        f"and throughput levels off near P / (2 d^2) = {ceiling:,.0f} tokens/s.",
-    ]
+        f"and throughput levels off near P / (2 d^2) = {ceiling:,.0f} tokens/s."]  # fmt: skip
     if throughputs:
         best = max(throughputs)
         b90 = next(b for b, t in zip(batches, throughputs, strict=True) if t >= 0.9 * best)
@@ -333,8 +329,7 @@ def critical_batch_answer(
         f"ignores {ignored or 'barely count here'}."
         if exact is not None
         else f"With K = N = {dim:,} no batch reaches the ridge: the intensity never "
-        "climbs that high.",
-    )
+        "climbs that high.")  # fmt: skip
     values = {"ridge": ridge, "critical_batch": exact, "approximation": approx}
     formula = r"\frac{2BKN}{B K\,b_x + K N\,b_w + B N\,b_{out}} \;\geq\; "
     return _answer(steps, values, formula + r"\frac{P_{\text{peak}}}{\beta}")
@@ -359,8 +354,7 @@ def per_example_matrices_answer() -> Answer:
             else f"{chip.name}'s bf16 ridge of {_f1(ridge)} FLOP/byte is that low in your "
             "table, so even this reaches it."
         )
-        + " Decode attention over a per-sequence KV cache has the same shape.",
-    )
+        + " Decode attention over a per-sequence KV cache has the same shape.")  # fmt: skip
     formula = r"I = \frac{2BKN}{b\,(BK + BKN + BN)} \approx \frac{2}{b} = 1 \text{ (bf16)}"
     rows = [(f"{b:,}", f"{i:.4f}") for b, i in values.items()]
     return _answer(steps, values, formula, ("batch B", "I (FLOP/B)"), rows)
@@ -390,8 +384,7 @@ def h200_vs_h100_answer(n_params: float = 8e9, weight_bytes: float = 2, dim: int
     need = (
         f": it needs {more_or_fewer(b1, b0, 'concurrent sequences')} to keep its tensor cores busy"
         if b0 is not None and b1 is not None and b0 != b1
-        else ""
-    )
+        else "")  # fmt: skip
     steps = (
         "Both chips have the same bf16 peak, so every compute-bound step (prefill, large "
         "batches) takes the same time on both."
@@ -436,8 +429,7 @@ def gqa_decode_answer() -> Answer:
             "reach it"
         )
         + ", and fewer KV heads help by shrinking the cache (the last column, per token and "
-        "layer) that every step must read.",
-    )
+        "layer) that every step must read.")  # fmt: skip
     formula = r"I = \frac{4 H_q\, d\, T}{2 H_{kv}\, d\, T\, b} = \frac{H_q}{H_{kv}} \text{ (bf16)}"
     headers = ("attention", "I (FLOP/B)", "KV bytes per token and layer")
     return _answer(steps, values, formula, headers, rows)
@@ -485,8 +477,7 @@ def bandwidth_2x_answer() -> Answer:
         f"Gain more from 2x bandwidth: {'; '.join(gains[1]) or 'none of them'}.",
         f"Gain more from 2x compute: {'; '.join(gains[-1]) or 'none of them'}.",
         "An operator close to the ridge gains less than 2x from either, because the other "
-        "roof soon takes over.",
-    )
+        "roof soon takes over.")  # fmt: skip
     headers = ("operator", "I / I*", "2x compute", "2x bandwidth")
     formula = r"T = \max\!\left(\frac{F}{P_{\text{peak}}},\; \frac{D}{\beta}\right)"
     return _answer(steps, {"bandwidth": gains[1], "compute": gains[-1]}, formula, headers, rows)
@@ -499,8 +490,7 @@ def sharded_matmul_answer(d_example: int = 4096) -> Answer:
     values = {c.key: roofline.network_critical_dim(c.peak_flops("bf16"), c.link_bw) for c in linked}
     rows = [
         (c.name, fmt_bw(c.link_bw), f"{k:,.1f}", "compute" if d_example > k else "communication")
-        for c, k in zip(linked, values.values(), strict=True)
-    ]
+        for c, k in zip(linked, values.values(), strict=True)]  # fmt: skip
     steps = ("Each chip multiplies its half of K (B K N FLOP) and then sends its [B, N] partial "
              "sums (2 B N bytes in bf16) to the other. B and N appear on both sides and cancel.",
              "So the step is compute-bound when its intensity against the link, K / b FLOP per "
@@ -549,8 +539,7 @@ def tiled_compute_bound_answer(n: int = 8192, d_head: int = 128, precision: str 
             less, tr1, _, i = _tiled(n, d_head, need - 1, b)
             less_does = (
                 f": one byte less gives B_r = {less.rows}, T_r {change(tr0, tr1, str)} and the "
-                f"intensity {_f1(i)} FLOP/byte, under the ridge."
-            )
+                f"intensity {_f1(i)} FLOP/byte, under the ridge.")  # fmt: skip
         except ValueError:  # one byte less no longer holds one row of each block
             less_does = ": one byte less holds no block at all."
         enough = "one SM's shared memory is enough for the schedule to reach the ridge."
@@ -644,16 +633,14 @@ def efficiency_match_answer(phase: str = "prefill", which: str = "peak") -> Answ
             steps.append(
                 f"The blog's own profile of this run found its MLP matmuls at {fmt_pct(mlp)} "
                 f"and its attention projection at {fmt_pct(attn)} of peak: e lies {place} "
-                f"{'them' if place == 'between' else 'both'}."
-            )
+                f"{'them' if place == 'between' else 'both'}.")  # fmt: skip
         if ach_share is not None:
             side, run = "above", "does better than the achievable figure used"
             if e < ach_share:
                 side, run = "below", "loses time the best kernel would not"
             steps.append(
                 f"The published achievable {roof} is {fmt_pct(ach_share, 1)} of spec, so the "
-                f"measurement implies an efficiency {side} it: the run {run}."
-            )
+                f"measurement implies an efficiency {side} it: the run {run}.")  # fmt: skip
     values = {"efficiency": e, "achievable_share": ach_share, "at_spec_s": at_spec}
     scaled = r"\frac{F}{e P}, \frac{D}{\beta}" if peak else r"\frac{F}{P}, \frac{D}{e \beta}"
     formula = r"\sum_{ops} \max\left(" + scaled + r"\right) + T_{fixed} = T_{meas}"
@@ -721,8 +708,7 @@ def decode_context_answer(contexts: Sequence[int] = (256, 1024, 4096, 8192)) -> 
         f"The cache costs as much as the weights at {even:,} tokens of context (weights / "
         "KV bytes per token)"
         + (f", beyond the model's {m.max_context:,}-token window" if even > m.max_context else "")
-        + "; past it, a step pays more for attention's reads than for the weights.",
-    )
+        + "; past it, a step pays more for attention's reads than for the weights.")  # fmt: skip
     headers = ("context", "bytes per step", "KV share", "time bound")
     formula = r"T \geq \frac{N b_w + S \cdot 2 L H_{kv} d_h b_{kv}}{\beta}"
     return _answer(steps, {**values, "even_context": even}, formula, headers, rows)
@@ -744,8 +730,7 @@ def moe_critical_batch_answer(chip: Chip | None = None) -> Answer:
         f"k (d + f) activations; the smallest B past the ridge is {moe:,}, {ratio(moe / twin, 1)} "
         f"the twin's batch against E / k = {E / k:g}: each expert meets only k/E of the batch, and "
         f"an expert ({f:,} wide) is {'narrower than' if f < d_ff else 'as wide as'} the twin's "
-        "MLP, so its activations weigh more per FLOP.",
-    )
+        "MLP, so its activations weigh more per FLOP.")  # fmt: skip
     formula = r"\frac{2 B k d f}{E\,(1 - (1 - k/E)^B)\, d f\, b_w + B k (d + f)\, b_a} "
     formula += r"\geq \frac{P_{\text{peak}}}{\beta}"
     return _answer(steps, {"ridge": ridge, "experts": moe, "twin": twin}, formula)
@@ -767,8 +752,7 @@ def moe_skew_answer(batch: int = 32, gpus: int = 8) -> Answer:
         f"sum 1 - (1 - q_i)^{batch} = {skewed:.1f} experts, {saved:.1%} fewer weight reads.",
         f"Round-robin over {gpus} GPUs, the busiest GPU's share of the routed tokens is "
         f"{ratio(gpu)} the fair share: every GPU waits for it, so the experts' part of the "
-        f"step takes {ratio(gpu)} its balanced time.",
-    )
+        f"step takes {ratio(gpu)} its balanced time.")  # fmt: skip
     values = {"uniform": uniform, "skewed": skewed, "saved": saved, "gpu_factor": gpu}
     return _answer(steps, values, r"E_{\text{reached}} = \sum_i 1 - (1 - q_i)^B")
 
@@ -793,8 +777,7 @@ def mtp_acceptance_answer(modules: int = 2) -> Answer:
         f"{'more' if verify > 1 else 'less'} than a plain step.",
         f"{modules} modules at a = {fmt_pct(a, 1)}: E = (1 - a^{modules + 1}) / (1 - a) = "
         f"{serving.expected_tokens(a, modules):.2f} tokens for {modules} c + 1 = "
-        f"{modules * c + 1:.3f} steps, {ratio(more)} against plain decoding.",
-    )
+        f"{modules * c + 1:.3f} steps, {ratio(more)} against plain decoding.")  # fmt: skip
     values = {"acceptance": a, "verify": verify, "speedup": more}
     return _answer(steps, values, r"S = \frac{(1 - a^{K+1}) / (1 - a)}{K c + v}")
 
@@ -807,8 +790,7 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
     pd = serving.pd_ratio(t_p, t_d)
     day = serving.pd_ratio(
         serving.node_hours(fleet.input_tokens, fleet.prefill_per_node),
-        serving.node_hours(fleet.output_tokens, fleet.decode_per_node),
-    )
+        serving.node_hours(fleet.output_tokens, fleet.decode_per_node))  # fmt: skip
     gpu_s = (t_p + t_d) * fleet.gpus_per_node
     usd = gpu_s * price / 3600
     per_m = serving.cost_per_million((prompt + output) / gpu_s, price)
@@ -819,8 +801,7 @@ def fleet_request_mix_answer(prompt: int = 32768, output: int = 1024, price: flo
         f"{claims.than(pd / day)} the {day:.2f} of DeepSeek's published day.",
         f"A thousand requests: 1,000 x ({t_p:.3f} + {t_d:.4f}) node-s x "
         f"{fleet.gpus_per_node} GPUs x ${price:g} / 3600 s = ${usd * 1000:.2f}; a million "
-        f"of their tokens ({prompt + output:,} a request) cost ${per_m:.3f}.",
-    )
+        f"of their tokens ({prompt + output:,} a request) cost ${per_m:.3f}.")  # fmt: skip
     formula = r"\frac{P}{D} = \frac{p / r_p}{o / r_d}, \quad \$ = (t_p + t_d)\, G\, "
     formula += r"\frac{\text{price}}{3600}"
     return _answer(steps, {"pd": pd, "request_usd": usd, "usd_per_m": per_m}, formula)
@@ -934,12 +915,10 @@ _OWN_SOLVERS: dict[str, Callable[[], Answer]] = {
     "v5e-int8": lambda: critical_batch_answer(hw_specs.TPU_V5E, "int8", 1, 1, 1, BOOK_DIM),
     "v5e-int8-weights": lambda: critical_batch_answer(hw_specs.TPU_V5E, "bf16", 2, 1, 2, BOOK_DIM),
     "prefill-efficiency": lambda: efficiency_match_answer("prefill", "peak"),
-    "decode-bandwidth-efficiency": lambda: efficiency_match_answer("decode", "mem_bw"),
-}
+    "decode-bandwidth-efficiency": lambda: efficiency_match_answer("decode", "mem_bw")}  # fmt: skip
 _SOLVERS = {
     key: _OWN_SOLVERS.get(key) or globals()[key.replace("-", "_") + "_answer"]
-    for key in re.findall(r"^(\S+) \|", _QUESTIONS, re.M)
-}
+    for key in re.findall(r"^(\S+) \|", _QUESTIONS, re.M)}  # fmt: skip
 
 
 def _exercises(text: str) -> tuple[Exercise, ...]:

@@ -68,8 +68,7 @@ def saved_calibration(
         else:
             owner = SECTION_OWNERS.get(section, section)
             return SavedCalibration(
-                calib, "", f"{owner}'s calibration from {display_path(doc.path)}", doc
-            )
+                calib, "", f"{owner}'s calibration from {display_path(doc.path)}", doc)  # fmt: skip
     return SavedCalibration(None, reason, "", doc)
 
 

@@ -192,8 +192,7 @@ def _keep_aside(path: Path) -> Path:
     stamp, stem = time.strftime("%Y%m%d-%H%M%S"), path.stem[:BACKUP_STEM_CHARS]
     names = (
         path.with_name(f"{stem}.backup-{stamp}{f'-{n}' * (n > 1)}{path.suffix}")
-        for n in range(1, 1000)
-    )
+        for n in range(1, 1000))  # fmt: skip
     backup = next((name for name in names if not os.path.lexists(name)), None)
     if backup is None:
         raise ValueError(f"too many backups of {display_path(path)} this second")

@@ -235,8 +235,7 @@ def find_plateaus(sizes: Sequence[float], bandwidths: Sequence[float | None]) ->
         merged.append(seg)
     return [
         Plateau(f"plateau {k}", pts[seg[0]][0], pts[seg[-1]][0], level(seg), len(seg), None)
-        for k, seg in enumerate(merged, 1)
-    ]
+        for k, seg in enumerate(merged, 1)]  # fmt: skip
 
 
 def name_detected(plateaus: Sequence[Plateau]) -> list[Plateau]:

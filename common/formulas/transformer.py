@@ -610,8 +610,7 @@ def matmul_critical_batches(
     """Each weight matmul's roofline.critical_batch: smallest B with 2BKN / D(B) >= I*."""
     return [
         (s, roofline.critical_batch(s.K, s.N, ridge, s.x_bytes, s.w_bytes, s.out_bytes))
-        for s in weight_matmul_shapes(model, dtypes)
-    ]
+        for s in weight_matmul_shapes(model, dtypes)]  # fmt: skip
 
 
 def decode_critical_batch(model: Model, ridge: float, dtypes: DTypes | None = None) -> int | None:

@@ -209,5 +209,4 @@ class Trace(NamedTuple):
 def _within(span: Span, window: Span) -> bool:
     """True when `span` starts and ends inside `window`."""
     return window.start_us <= span.start_us and (
-        span.start_us + span.dur_us <= window.start_us + window.dur_us
-    )
+        span.start_us + span.dur_us <= window.start_us + window.dur_us)  # fmt: skip

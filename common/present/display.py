@@ -70,14 +70,12 @@ class Table:
             ('<tr class="rl-keep">' if n in self.keep else "<tr>")
             + "".join(cell("td", c, i) for i, c in enumerate(row))
             + "</tr>"
-            for n, row in enumerate(self.rows)
-        )
+            for n, row in enumerate(self.rows))  # fmt: skip
         caption = f"<caption>{_inline(self.title)}</caption>" if self.title else ""
         note = f'<p class="rl-table-note">{_inline(self.note)}</p>' if self.note else ""
         return (
             f'<div class="rl-table-scroll"><table class="rl-table">{caption}'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{note}"
-        )
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{note}")  # fmt: skip
 
 
 #: A number with its unit ('4.48 ms', '3.35 TB/s,') in a span no line parts (course.css).
@@ -188,8 +186,7 @@ class Group:
     def _repr_html_(self) -> str:
         return "".join(
             i._repr_html_() if hasattr(i, "_repr_html_") else f"<pre>{html.escape(str(i))}</pre>"
-            for i in self.items
-        )
+            for i in self.items)  # fmt: skip
 
 
 def show(*items: object) -> Group | None:

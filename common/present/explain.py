@@ -17,8 +17,7 @@ def above_roof_reasons(
     if row.get("same_as_calibration"):
         reasons.append(
             "it repeats the calibration's own operation, so the roof itself was measured "
-            "in a slower moment (another program may have been running)"
-        )
+            "in a slower moment (another program may have been running)")  # fmt: skip
     if row["working_set_bytes"] <= CACHE_MARGIN * llc_bytes:
         reasons.append("its working set is within twice the last-level cache, so repeated runs "
                        "find part of it cached and beat the main-memory roof")  # fmt: skip

@@ -91,8 +91,7 @@ def speedup_caption() -> str:
         "The speedup that 2x compute (blue) and 2x bandwidth (orange) buy an operation, "
         "against its intensity relative to the ridge, I/I*. Look at the two sides of I/I* = 1: "
         "left of it only bandwidth helps, right of it only compute; the full 2x needs the "
-        "operation beyond the dotted lines at 1/2 and 2."
-    )
+        "operation beyond the dotted lines at 1/2 and 2.")  # fmt: skip
 
 
 def written_table(written: Sequence[tuple[str, str]]) -> Group:
@@ -115,8 +114,7 @@ def drawn_observations(peak: float, beta: float, points: Sequence[Point],
         items.append(
             f"{half} of the {len(points)} operations on the roofline reach at least half of "
             "the roof above them: for those the two-roof model explains the time within a "
-            "factor of two."
-        )
+            "factor of two.")  # fmt: skip
     else:
         items.append("The roofline shows the roofs only: no measured operation was saved.")
     if rows:
@@ -130,8 +128,7 @@ def drawn_observations(peak: float, beta: float, points: Sequence[Point],
         )
     largest = [
         max((b for b in batches if ledger.model_ledger(spec, b, r).fits(budget_bytes)), default=0)
-        for r in rates
-    ]
+        for r in rates]  # fmt: skip
     items.append(
         f"In the ledger, the largest batch of the figure that fits {budget_bytes / GIB:g} GiB "
         f"is {largest[0]} at {rates[0]:.0%} overhead and {largest[1]} at {rates[1]:.0%}."
@@ -141,6 +138,5 @@ def drawn_observations(peak: float, beta: float, points: Sequence[Point],
     items.append(
         f"At the ridge itself (I/I* = 1) 2x compute buys x{at_ridge[0]:.2f} and 2x bandwidth "
         f"x{at_ridge[1]:.2f}; at I/I* = {low:g}, 2x bandwidth buys x{left[1]:.2f} and 2x "
-        f"compute x{left[0]:.2f}."
-    )
+        f"compute x{left[0]:.2f}.")  # fmt: skip
     return Observations(items)

@@ -30,22 +30,19 @@ VIDUR_MLP = (
     f"{VIDUR}, data/profiling/compute/{{gpu}}/meta-llama/Llama-2-7b-hf/mlp.csv: bf16, "
     "num_tensor_parallel_workers = g (g = 1, 2, 4, 8: one GPU's shard, N / g columns), column "
     "time_stats.<operator>.median (ms, CUDA-event timed kernels of a PyTorch model, no CUDA "
-    f"graphs; the first row where a shape repeats); {CHECKED}"
-)
+    f"graphs; the first row where a shape repeats); {CHECKED}")  # fmt: skip
 VIDUR_ALLREDUCE_H100 = (
     f"{VIDUR}, data/profiling/network/h100_dgx/all_reduce.csv (a DGX H100: 8 x H100 80GB, "
     "NVLink 4 over NVSwitch; NCCL kernel time of an fp16 all-reduce, size in bytes): rows with "
     "num_workers = devices_per_node = g; each point the median of time_stats.all_reduce.median "
-    f"over the 9 rows nearest that size, as for the A100 curve; {CHECKED}"
-)
+    f"over the 9 rows nearest that size, as for the A100 curve; {CHECKED}")  # fmt: skip
 VLLM_RFC_6854 = (
     "vllm-project/vllm issue #6854, '[RFC]: Multi-Step Scheduling' (2024-07-26): profile of vLLM's "
     "OpenAI server before multi-step scheduling (v0.5.x, Meta-Llama-3-8B, 1 GPU): 'each "
     "highlighted redbox is about 4ms of GPU bubble ... this overhead is incurred on every decode' "
     "(CPU scheduling, input preparation, output processing), and 'with multi-step-8, the 4ms only "
     "needs to be incurred once for every 8 decode' steps: the engine class is vLLM from v0.6 on "
-    f"(multi-step, then asynchronous scheduling), 4 ms / 8 per step; {CHECKED}"
-)
+    f"(multi-step, then asynchronous scheduling), 4 ms / 8 per step; {CHECKED}")  # fmt: skip
 VLLM_PR_1440 = (
     "vllm-project/vllm pull request #1440, 'CUDA graph for Llama' (2023-10-20): Llama-2-7B, "
     "no tensor parallelism, batch 1, 5 input + 100 output tokens: 'about 1.05s ... with CUDA "
@@ -58,20 +55,17 @@ SGLANG_PR_2904 = (
     "table 'unit test performance in H100 (without cuda graph)', rows {rows} on 2, 4 and 8 "
     "H100s; float32 tensors of 512 to 1,048,576 elements (2 KiB to 4 MiB); each figure the host "
     "time of 5,000 back-to-back calls over 5,000 (the PR's sgl-kernel/tests/test_trt_reduce.py), "
-    f"an upper bound on what a CUDA-graph replay pays; {CHECKED}"
-)
+    f"an upper bound on what a CUDA-graph replay pays; {CHECKED}")  # fmt: skip
 SGLANG_VLLM_AR = SGLANG_PR_2904.format(
     rows="'vllm' (vLLM's custom all-reduce: vllm._custom_ops.all_reduce, one-shot over NVLink "
-    "peer memory)"
-)
+    "peer memory)")  # fmt: skip
 SGLANG_TRT_AR = SGLANG_PR_2904.format(
     rows="'custom allreduce' (TensorRT-LLM's one-shot and two-shot kernels as sgl-kernel carries "
     "them: sgl-kernel/src/sgl-kernel/csrc/trt_reduce_internal.cu, commit 4fd490c, 'reference: "
     "TensorRT-LLM release/0.14 customAllReduceKernels.cu', the PR trimming their index "
     "arithmetic; each copies its input to the shared buffer first, as the plugin TensorRT-LLM "
     "builds into its engines by default does: tensorrt_llm/plugin/plugin.py, commit 035b99e, "
-    "PluginConfig.use_custom_all_reduce = True, for NVLink nodes)"
-)
+    "PluginConfig.use_custom_all_reduce = True, for NVLink nodes)")  # fmt: skip
 
 FP8_ENGINE_BUILD = (
     f"{pub.TRT_PAGE}, section 'Benchmarking per Model': every H100 engine of its tables is built "
@@ -81,8 +75,7 @@ FP8_ENGINE_BUILD = (
     "each linear layer), whose cutlass_scaled_mm (vllm/_custom_ops.py) asserts 'out_dtype is "
     "torch.bfloat16 or out_dtype is torch.float16', and whose KV cache (vllm/config.py, "
     "CacheConfig.cache_dtype 'auto': 'will use model data type') stays 16-bit, as Hugging Face "
-    f"transformers' does, unless --kv-cache-dtype fp8; {CHECKED}"
-)
+    f"transformers' does, unless --kv-cache-dtype fp8; {CHECKED}")  # fmt: skip
 KV_CHECKED = "checked 2026-12-06"
 FLASH_DECODE = (
     "vllm-project/flash-attention csrc/flash_attn/flash_api.cpp (commit 04325b6), mha_fwd_kvcache: "
@@ -90,8 +83,7 @@ FLASH_DECODE = (
     "query heads become g query rows of one head, so each block of K and V is read once for the "
     "group (vLLM decodes with it from its PR #4907, 2024-05-19); TensorRT-LLM's XQA kernel from "
     "v0.8 likewise (its docs/source/blogs/XQA-kernel.md: 'optimization for MQA and GQA during "
-    "generation phase ... reducing data loading'); " + KV_CHECKED
-)
+    "generation phase ... reducing data loading'); " + KV_CHECKED)  # fmt: skip
 MMHA = (
     "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/"
     "decoderMaskedMultiheadAttentionTemplate.h (commit 02519b0), its masked MHA kernel for "
@@ -101,8 +93,7 @@ MMHA = (
     "#4907: 'Grid: (num_heads, num_seqs, max_num_partitions)', kv_head_idx = head_idx / "
     "num_queries_per_kv (head_mapping[head_idx] in v0.1): each query head's block walks its KV "
     "head's cache, g walks of it for a group (vLLM's kernel carried at the walk measured for "
-    "TensorRT-LLM's); " + KV_CHECKED
-)
+    "TensorRT-LLM's); " + KV_CHECKED)  # fmt: skip
 HF_REPEAT_KV = (
     "huggingface/transformers src/transformers/models/llama/modeling_llama.py (commit 0022728), "
     "LlamaAttention.forward: after the cache update, repeat_kv (expand, then reshape: a copy) "
@@ -128,16 +119,14 @@ QUANTIZED_BODY = (
     "TensorRT-LLM's examples/quantization/quantize.py run on Llama-2-7B to FP8 (vLLM's examples/"
     "fp8/quantizer/README.md, commit b782763): rank0.safetensors of 7,000,893,272 bytes, the "
     "6.48 G linear weights at 1 byte and the 2 x 131.1 M of embedding and LM head at 2; "
-    + KV_CHECKED
-)
+    + KV_CHECKED)  # fmt: skip
 #: Weights of 16 bits or fewer on a chip with no peak at their precision: the matmuls run at
 #: the 16-bit network's peak, narrower weights widened inside the kernel (weight-only).
 WEIGHT_ONLY = (
     "the table gives {chip} no {p} peak: the matmuls run at its {wide} peak, the weights read as "
     "{p} (below 16 bits widened inside the kernel, weight-only quantization as IST-DASLab/marlin's "
     "'FP16xINT4 matmul kernel', README at commit 2f6d7c1; NVIDIA's datasheets give FP16 the BF16 "
-    "rate)"
-)
+    "rate)")  # fmt: skip
 
 
 # --- Records (each figure a measurements.Term) --------------------------------
@@ -155,8 +144,7 @@ VIDUR_GEMV = (
     "its four projections' time_stats.<operator>.median (attn_pre_proj, attn_post_proj, "
     "mlp_up_proj, mlp_down_proj: one GPU's shard), copied to vidur_gemv.csv beside this file; "
     "the figure is the least-squares line through (bytes read, time) of all of them; checked "
-    "2026-12-07"
-)
+    "2026-12-07")  # fmt: skip
 VIDUR_GEMV_CSV = Path(__file__).with_name("vidur_gemv.csv")  # the source's rows, verbatim
 PROJECTIONS = ("attn_pre_proj", "attn_post_proj", "mlp_up_proj", "mlp_down_proj")
 COUNTS = ("n_head", "n_kv_head", "n_embd", "n_expanded_embd", "num_tensor_parallel_workers")
@@ -200,8 +188,7 @@ TRTLLM_BLOCK = (
     "cache (multi-block mode off: NVIDIA/TensorRT-LLM tensorrt_llm/plugin/plugin.py, commit "
     "035b99e, PluginConfig.multi_block_mode = False): the figure is c / L (L = 32 layers), a "
     "block's time per cached token, its stream 2 d_head b / (c / L) B/s (b bytes an element); "
-    f"{CHECKED}"
-)
+    f"{CHECKED}")  # fmt: skip
 BLOCK_RUNS = (128, 2048, 4096)  #: new tokens of the three runs, after a 128-token prompt
 BLOCK_MODEL = pub.MISTRAL_7B  #: their model: 32 layers, 8 KV heads of d_head 128
 #: S(n): the cached tokens the n - 1 decode steps after a 128-token prompt attend to, in all
@@ -379,8 +366,7 @@ TRTLLM_CUSTOM_AR = (
     "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp (commit "
     "005b299), AllreducePlugin::selectImplementation: NCCL only where peer access or NVLink is "
     "missing, else its one-shot kernel up to the workspace size, by GPU count and message size, "
-    "whatever the chip; checked 2026-12-07"
-)
+    "whatever the chip; checked 2026-12-07")  # fmt: skip
 CUSTOM_ALLREDUCE_CARRIED = (
     "the engine's custom all-reduce (any GPUs fully connected by NVLink) was measured on H100s "
     "only; on the {chip} its H100 times stand in, never below the ring bytes over its own link"

@@ -13,5 +13,4 @@ SCALING_BOOK_ROOFLINE = f"{SCALING_BOOK}, part 1, 'All About Rooflines'"
 SCALING_BOOK_TPUS = f"{SCALING_BOOK}, part 2, 'How to Think About TPUs'"
 H100_WHITEPAPER = (
     "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022), table 'Compute capability "
-    "comparison': 64K 32-bit registers per SM; checked 2026-12-01"
-)
+    "comparison': 64K 32-bit registers per SM; checked 2026-12-01")  # fmt: skip

@@ -199,8 +199,7 @@ def page_context(
     href, lang, text, label = (
         (f"../{up}{page}", "en", "English", "Read this page in English")
         if zh
-        else (f"{up}{ZH_SUBDIR}/{page}", "zh-CN", "中文", "阅读本页的中文版")
-    )
+        else (f"{up}{ZH_SUBDIR}/{page}", "zh-CN", "中文", "阅读本页的中文版"))  # fmt: skip
     context["lang_switch"] = {"href": href, "hreflang": lang, "text": text, "label": label}
     if not zh:
         return
@@ -241,8 +240,7 @@ FIXED_CHROME = (
 _CHROME = re.compile(
     r'(?<=>)(\s*)({0})(?=\s*<)|(?<=aria-label=")({0})(?=")'.format(
         "|".join(map(re.escape, FIXED_CHROME))
-    )
-)
+    ))  # fmt: skip
 _NAV_LABEL = re.compile(r'(?<=aria-label=")Toggle navigation of ([^"]*)(?=")')
 
 

@@ -199,8 +199,7 @@ MESSAGES_DOMAIN = "runner"
 TITLE = "Run it here"
 STATUS_READY = (
     "This panel runs the course's Python in your browser; it needs JavaScript and the site "
-    "served over HTTP."
-)
+    "served over HTTP.")  # fmt: skip
 STATUS_OFF = (
     "Run it here is unavailable in this build of the site: the Pyodide runtime was not "
     "installed ({reason}). Install Node.js and npm, then run <code>make docs</code> again."

@@ -68,8 +68,7 @@ def call_cost_table(costs: Mapping[str, float]) -> Group:
     rows = [
         ["call on 1 element (t_call)", fmt_time(call_s)],
         [f"extra when numpy releases the GIL (> {n} elements)", fmt_time(gil_s)],
-        [f"fixed cost of a call on > {n} elements", fmt_time(call_s + gil_s)],
-    ]
+        [f"fixed cost of a call on > {n} elements", fmt_time(call_s + gil_s)]]  # fmt: skip
     return section("Fixed cost of one call of z = x + y", Table(["what", "time"], rows))
 
 
@@ -204,8 +203,7 @@ def sweep_caption(r: Plateaus) -> str:
         "Bandwidth of z = x + y against its working set, with the cache sizes the operating "
         "system reports as dashed lines. Look at the steps down: each coloured bar is a "
         "plateau, drawn over the sizes it was taken from ({steps}).",
-        steps=", ".join(f"{p.name} {fmt_bw(p.bytes_per_s)}" for p in r.found),
-    )
+        steps=", ".join(f"{p.name} {fmt_bw(p.bytes_per_s)}" for p in r.found))  # fmt: skip
     if r.call_limit is None:
         return caption
     return say(
@@ -213,8 +211,7 @@ def sweep_caption(r: Plateaus) -> str:
         "least {share} of its time, so the measured curve (grey) sits below the corrected one.",
         caption=caption,
         size=fmt_kib(r.call_limit, 2),
-        share=f"{CALL_COST_MATTERS:.0%}",
-    )
+        share=f"{CALL_COST_MATTERS:.0%}")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -361,19 +358,16 @@ def roofline_caption(operations: Sequence[Row], peak: float) -> str:
             "level its data lives in. Look at which roof each one touches: {count} sit closest "
             "to the roof of their own level. ",
             i=i,
-            count=n_of_m(on_own, len(adds)),
-        )
+            count=n_of_m(on_own, len(adds)))  # fmt: skip
     elif adds:
         look = say(
             "The add, at I = {i} FLOP/byte, is labelled with the level its data lives in; "
             "look at which roof it touches: its own level's is {closest}. ",
             i=i,
-            closest=say("the closest") if on_own else say("not the closest"),
-        )
+            closest=say("the closest") if on_own else say("not the closest"))  # fmt: skip
     return say(
         "One bandwidth roof per memory level (solid, one thread; dashed, DRAM from every "
         "core) under the compute roof of {peak}. {look}The matmuls sit far to the right, "
         "under the compute roof.",
         peak=fmt_rate(peak),
-        look=look,
-    )
+        look=look)  # fmt: skip

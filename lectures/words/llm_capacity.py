@@ -39,8 +39,7 @@ def memory_section(s: Setup, c: Capacity) -> Group:
     S, cap, m, one = s.context, s.chip.mem_capacity, s.model, c.ledgers[1]
     rows = [
         [f"{b:,}", *map(fmt_gb, (*x, x.total)), "fits" if x.fits(cap) else "OOM"]
-        for b, x in c.ledgers.items()
-    ]
+        for b, x in c.ledgers.items()]  # fmt: skip
     if c.wall:
         top = c.ledgers[c.wall]
         act = top.activations / top.total

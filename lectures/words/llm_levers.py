@@ -125,8 +125,7 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
     rows = [
         [v.model.name, f"{v.model.n_kv_heads}", _kib(v.kv), _kib(v.kv * S), _wall(v.wall), *last]
         for v in variants
-        for last in [(fmt_bytes(v.attn_bytes), fmt_time(v.tpot))]
-    ]
+        for last in [(fmt_bytes(v.attn_bytes), fmt_time(v.tpot))]]  # fmt: skip
     many, few = sorted(variants, key=lambda v: -v.model.n_kv_heads)
     kv = ratio(many.kv / few.kv)
     fits = f"though on {s.chip.name} neither fits one sequence."
@@ -156,8 +155,7 @@ def chips_section(s: Setup, runs: Mapping[str, ChipRun], precision: str) -> Grou
             *(fmt_time(r.tpot1), _wall(r.wall), _int(r.at_wall) if r.wall else "-"),
             fmt_batch(r.knee),
         ]
-        for r in runs.values()
-    ]
+        for r in runs.values()]  # fmt: skip
     note = f"(not every chip in the figure has a {s.precision} peak, so this section uses bf16)"
     table = Table(["chip", "ridge", "bandwidth", f"TTFT (B={s.batch:,}) >=", *CHIPS], rows)
     title = f"3. {s.model.name} across chips ({precision} compute, context {s.context:,})"

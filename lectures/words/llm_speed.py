@@ -61,8 +61,7 @@ def model_section(s: Setup) -> Group:
         ["MLP", "gated SiLU" if m.gated_mlp else "ungated", "hidden_act, gate_proj"],
         ["vocabulary", f"{m.vocab_size:,}", "vocab_size"],
         ["embeddings", "tied" if m.tied_embeddings else "untied", "tie_word_embeddings"],
-        ["window", f"{m.max_context:,} tokens", "max_position_embeddings"],
-    ]
+        ["window", f"{m.max_context:,} tokens", "max_position_embeddings"]]  # fmt: skip
     chip = f"\nChip: {c.name}, {s.precision} peak {fmt_rate(s.peak)}, memory bandwidth "
     chip += f"{fmt_bw(c.mem_bw)},\n      capacity {fmt_gb(c.mem_capacity)}, ridge point "
     chip += f"{fmt_ridge(s.ridge)} FLOP/byte."
@@ -136,14 +135,12 @@ def pass_table(p: Phase) -> Table:
     L, n = p.ledger.model.n_layers, len(p.ledger.layer)
     rows = [
         _row(t.op.name, t.op.flops, t.op.nbytes, t.bound, t.lower_s, _pct(t.count * t.lower_s, p))
-        for t in p.times
-    ]
+        for t in p.times]  # fmt: skip
     f, d = (sum(getattr(t.op, k) for t in p.times[:n]) for k in ("flops", "nbytes"))
     lt = sum(t.lower_s for t in p.times[:n])
     rows[n:n] = [
         _row("= one layer", f, d, "", lt, ""),
-        _row(f"x {L} layers", L * f, L * d, "", L * lt, _pct(L * lt, p)),
-    ]
+        _row(f"x {L} layers", L * f, L * d, "", L * lt, _pct(L * lt, p))]  # fmt: skip
     rows.append(_row("= whole pass", p.ledger.flops, p.ledger.nbytes, "", p.time, "100.0%"))
     return Table(["operator", "FLOPs", "bytes", "FLOP/B", "bound", "time >=", "of pass"], rows)
 
@@ -170,8 +167,7 @@ def prefill_section(s: Setup, p: Phase) -> Group:
         "Of the norms, SiLU and residual adds, "
         f"{n_of_m(sum(t.bound == 'memory' for t in fused), len(fused))} are memory-bound; together "
         f"they cost {fmt_time(small)} ({_pct(small, p)} of the pass) in this unfused ledger. Real "
-        "engines fuse them into the neighbouring matmuls.",
-    ]
+        "engines fuse them into the neighbouring matmuls."]  # fmt: skip
     title = f"3. Prefill: {B:,} x {S:,} prompt tokens on {s.chip.name} ({s.precision})"
     ttft = f"\nTime to first token >= {fmt_time(p.time)} (prefill of {counted(B * S, 'token')})."
     return section(title, pass_table(p), ttft, items=items)
@@ -194,8 +190,7 @@ def decode_section(s: Setup, p: Phase) -> Group:
         f"The step reads {fmt_gb(dec.weight_bytes)} of weights and {fmt_gb(dec.kv_bytes)} of "
         f"KV cache: weights alone need {fmt_time(p.weights)} at {fmt_bw(s.chip.mem_bw)}, "
         f"{_pct(p.weights, p)} of the bound. The FLOPs ({fmt_flops(dec.flops)}) would take "
-        f"{fmt_time(p.compute)} at peak.",
-    ]
+        f"{fmt_time(p.compute)} at peak."]  # fmt: skip
     if direction(dec.weight_bytes, dec.kv_bytes, fmt_gb) > 0:
         text = f"At batch {B:,} the KV cache read per step ({fmt_gb(dec.kv_bytes)}) outweighs the "
         text += "weights: a bigger batch shares the weights among more tokens, but every sequence "
@@ -214,8 +209,7 @@ def speed_png(path: str, s: Setup, phases: Mapping[str, Phase]) -> Figure:
             phase=say({"prefill": "prefill", "decode": "decode"}[name]),
         )
         for name, p in phases.items()
-        for drawn in [[t for t in p.times if t.op.flops and t.op.nbytes]]
-    ]
+        for drawn in [[t for t in p.times if t.op.flops and t.op.nbytes]]]  # fmt: skip
     caption = say(
         "Every operator of one prefill pass (hollow squares) and of one decode step (dots) "
         "that moves bytes, on the {chip}'s {dtype} roofline (ridge "
@@ -235,8 +229,7 @@ def speed_summary(s: Setup, n_params: int, ttft: float, tpot: float, achievable:
     rest = [r for r in ("compute", "memory") if r not in got]
     which = "; ".join(
         [f"measured {' and '.join(got)} roof" + "s" * (len(got) > 1)] * bool(got)
-        + [f"{' and '.join(rest)} at spec: none published"] * bool(rest)
-    )
+        + [f"{' and '.join(rest)} at spec: none published"] * bool(rest))  # fmt: skip
     rows = [
         ["model / chip", f"{m.name} on {s.chip.name}, {s.precision} compute"],
         ["storage", s.dtypes.describe()],

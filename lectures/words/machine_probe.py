@@ -168,8 +168,7 @@ def timing_table(rows: Sequence[Row], stamp: Text, llc: float, threads: int) -> 
         f"note: {r['name']} ran at {r['fraction_of_bound'] * 100:.0f}% of its bound, which the "
         f"roofline forbids. Likely reasons: {'; '.join(above_roof_reasons(dict(r), llc, threads))}."
         for r in rows
-        if r["flag"]
-    ]
+        if r["flag"]]  # fmt: skip
     head = ["operation", "F/P", "D/beta", "bound", "t_pred", "t_meas", "% of bound", "achieved"]
     notes = [Text(("\n" if i == 0 else "") + n) for i, n in enumerate(notes)]  # a blank line above
     title = "The roofline's prediction next to the measurement"

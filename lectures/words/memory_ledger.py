@@ -89,8 +89,7 @@ def ledger_table(at: Ledgers, budget: float, rate: float, phase: str = "prefill"
     head = ["batch", "weights", "KV cache", "activations", "overhead", "total", f"{cap}?"]
     rows = [
         [b, f"{m.weights / GIB:.1f}", *map(_gib, m[1:]), _gib(m.total), _verdict(m, budget)]
-        for b, m in at.items()
-    ]
+        for b, m in at.items()]  # fmt: skip
     title = f"{phase.capitalize()} ledger in GiB, overhead {rate:.0%}, budget {cap}"
     return section(title, Table(head, rows))
 
@@ -123,8 +122,7 @@ def overhead(at: Ledgers, low: Ledgers, budget: float, rate: float, low_rate: fl
     rescued = [b for b in at if not at[b].fits(budget) and low[b].fits(budget)]
     rows = [
         [b, *(c for x in (m, low[b]) for c in (_gib(x.total), _verdict(x, budget))), "OOM -> fits"]
-        for b, m in at.items()
-    ]
+        for b, m in at.items()]  # fmt: skip
     rows = [row if row[0] in rescued else [*row[:-1], ""] for row in rows]
     if rescued:
         b, n = rescued[0], len(rescued)
@@ -157,8 +155,7 @@ def largest(rows: Sequence[Largest], at: Ledgers, budget: float) -> Group:
     head = ["overhead", "largest batch", "its total (GiB)", "one more (GiB)"]
     cells = [
         [f"{r.rate:.0%}", r.batch, *("-" if x is None else _gib(x) for x in (r.total, r.one_more))]
-        for r in rows
-    ]
+        for r in rows]  # fmt: skip
     title = f"Largest prefill batch within {budget / GIB:g} GiB"
     return section(title, Table(head, cells), items=items)
 

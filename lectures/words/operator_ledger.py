@@ -153,8 +153,7 @@ def rooflines(r: Rooflines) -> Figure:
     """The saved operator rooflines, with a caption that says what to look at."""
     on = [
         say("{ops} on the {chip}", ops=listing(list(map(str, ns)), say("none")), chip=c)
-        for c, ns in r.flat
-    ]
+        for c, ns in r.flat]  # fmt: skip
     caption = say(
         "The operators of the ledger on the {dtype} rooflines of the {chips}, numbered "
         "as in the key. Each sits at min(P, I beta) of its panel's chip; the dotted line is "

@@ -26,8 +26,7 @@ _pct = functools.partial(fmt_pct, digits=1)
 us = functools.partial(fmt_time, unit="µs", digits=0)
 BOUND_NOTE = Text(  # where the two bounds of the cases table reappear
     "The same two bounds head the next table: its first row is the bound at spec, and its "
-    "first four rows add up to the bound at achievable roofs."
-)
+    "first four rows add up to the bound at achievable roofs.")  # fmt: skip
 
 
 def versus(measured: float, predicted: float) -> str:
@@ -102,8 +101,7 @@ def cases_table(cases: Sequence[Case], title: str) -> Table:
     rows = [
         (c.label, _ms(t), _ms(c.spec), fmt_ratio(t / c.spec), _ms(ach), fmt_ratio(t / ach))
         for c in cases
-        for t, ach in [(c.measured.seconds, c.achievable)]
-    ]
+        for t, ach in [(c.measured.seconds, c.achievable)]]  # fmt: skip
     note = "ratio = measured / predicted; at spec, at achievable: the roofline bound on those "
     note += "roofs (each operator's max(F / P, D / beta) + the all-reduces' ring bytes over the "
     note += "link)"
@@ -245,8 +243,7 @@ def knee_observations(name: str, tokens: Sequence[int], flat: int, spec_ridge: i
         f"the {which} ridge is n = {ridge:,}, {where(ridge)}"
         if ridge is not None
         else f"the {which} roofs give no ridge"
-        for which, ridge in (("spec", spec_ridge), ("achievable", ach_ridge))
-    ]
+        for which, ridge in (("spec", spec_ridge), ("achievable", ach_ridge))]  # fmt: skip
     predicted = "; ".join(said)
     if spec_ridge and ach_ridge and where(spec_ridge) == where(ach_ridge):  # one reason, once
         predicted = f"the spec ridge is n = {spec_ridge:,} and the achievable ridge "
@@ -284,8 +281,7 @@ def utilisation_table(rows: Sequence[Util], peak: float, bw: float) -> Table:
     headers = ("case", "model FLOPs", "bytes moved", "measured", "MFU", "MBU")
     body = [
         (u.label, fmt_flops(u.flops), fmt_bytes(u.nbytes), _ms(u.seconds), _pct(u.mfu), _pct(u.mbu))
-        for u in rows
-    ]
+        for u in rows]  # fmt: skip
     note = f"MFU = model FLOPs / (time x GPUs x {console.fmt_rate(peak)}); "
     note += f"MBU = bytes / (time x GPUs x {fmt_bw(bw)})"
     return Table(headers, body, title="Utilisation of the measured runs", note=note)
@@ -388,8 +384,7 @@ def requests_observations(rows: Sequence[RequestRow]) -> Observations:
         shown = [
             f"{name(g)} {_pct(statistics.median(picked))} ({len(picked)})"
             for g in groups
-            for picked in [[abs(e) for r, e in checked if key(r) == g]]
-        ]
+            for picked in [[abs(e) for r, e in checked if key(r) == g]]]  # fmt: skip
         if len(groups) > 1:
             said = f"By {what}, the validation cases' median absolute error (cases): "
             items.append(said + f"{'; '.join(shown)}.")

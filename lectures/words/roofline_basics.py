@@ -142,14 +142,12 @@ def roofline_png(png: PngResult, name: str, r: Basics, others: tuple[Roof, ...])
     if first is not None:
         climb = say(
             "up the bandwidth slope to the matmuls on the flat compute roof from B = {first}",
-            first=first,
-        )
+            first=first)  # fmt: skip
     caption = say(
         "Every operation of part 1 sits on the bold {chip} roof. Follow them from the "
         "vector add at the bottom left {climb}.",
         chip=r.chip,
-        climb=climb,
-    )
+        climb=climb)  # fmt: skip
     for o in others:
         if fmt_rate(o.peak) == fmt_rate(r.peak) and direction(r.ridge, o.ridge, r0):
             caption = say(
@@ -161,8 +159,7 @@ def roofline_png(png: PngResult, name: str, r: Basics, others: tuple[Roof, ...])
     caption = say(
         "{caption} The dashed roofs of the other chips show how far the same operations "
         "would climb there.",
-        caption=caption,
-    )
+        caption=caption)  # fmt: skip
     return figure(png.path, caption)
 
 
@@ -181,8 +178,7 @@ def roofline_observations(r: Basics) -> Observations:
         f"Points a and b sit at the bottom left ({_pct(r.share(add))} and "
         f"{_pct(r.share(dot))} of peak){fusing}",
         f"The matmuls climb the slope as B grows{reach}. On the flat roof a larger batch adds "
-        "latency per step but no throughput.",
-    ]
+        "latency per step but no throughput."]  # fmt: skip
     return Observations(items)
 
 
@@ -215,8 +211,7 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
     rows = [
         [x.chip, x.precision, "/".join(x.formats), peak, fmt_bw(x.bw), r0(x.ridge), never(x.batch)]
         for x in r.rows
-        for peak in [fmt_rate(x.peak, digits=2) + "*" * x.estimate]
-    ]
+        for peak in [fmt_rate(x.peak, digits=2) + "*" * x.estimate]]  # fmt: skip
     title = f"2. Ridge points and critical batch of X[B,{r.K}] W[{r.K},{r.N}]"
     note = "ridge in FLOP/B; * marks an estimated peak (see the hardware table)."
     head = ["chip", "compute", "X/W/out", "peak", "HBM", "ridge", "critical B"]
@@ -258,8 +253,7 @@ def ridges(r: Ridges) -> tuple[Group, Observations]:
         f"batch {batch_change(n0.batch, n1.batch)}{busy}.",
         "Since the intensity stays below B, the critical batch sits above the ridge: in "
         f"bf16 on {x.chip} it {above}, because reading X and "
-        "writing the output cost bytes too (part 1's last observation).",
-    ]
+        "writing the output cost bytes too (part 1's last observation)."]  # fmt: skip
     return section(title, note, Table(head, rows)), Observations(items)
 
 
@@ -341,13 +335,11 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
     """Part 3's two tables (v5e cases, decode attention) and what they show."""
     v5e = [
         [x.case, x.precision, r0(x.ridge), f"~ {2 / x.w_bytes:g} B", r0(x.book), never(x.exact)]
-        for x in r.v5e
-    ]
+        for x in r.v5e]  # fmt: skip
     attention = [
         [a.variant, a.kv_heads, r.q_heads // a.kv_heads, *counts, f"{a.intensity:.1f}"]
         for a in r.attention
-        for counts in [(fmt_flops(a.flops), fmt_bytes(a.nbytes))]
-    ]
+        for counts in [(fmt_flops(a.flops), fmt_bytes(a.nbytes))]]  # fmt: skip
     table = section(
         f"3. Low precision on {r.chip}, X[B,{r.K}] W[{r.K},{r.N}]",
         "book's B = ridge x w / 2 with w bytes per weight; exact B counts every byte.",
@@ -375,8 +367,7 @@ def exercises(r: Exercises) -> tuple[Group, Observations]:
         f"({', '.join(later)}), and the batch size never enters.",
         f"MQA's {mqa.intensity:.1f} FLOP/B is {'below' if below else 'at or past'} the "
         f"{r.ridge_chip} ridge of {r.ridge:.1f}: fewer KV heads cut the bytes, which is what "
-        "GQA and MQA are for.",
-    ]
+        "GQA and MQA are for."]  # fmt: skip
     return table, Observations(items)
 
 
@@ -407,8 +398,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
     yes = {True: "yes", False: "no"}
     fits = [
         [t, console.fmt_kib(acc, 0), yes[acc <= r.register_file], r0(i), yes[i >= r.ridge]]
-        for t, acc, i in r.outputs
-    ]
+        for t, acc, i in r.outputs]  # fmt: skip
     head = ["tile bm x bk x bn", "main-memory traffic", "FLOP/B exact", "bm*bn/(bm+bn)"]
     table = section(
         f"5. Tiling a ({r.size}x{r.size}) @ ({r.size}x{r.size}) bf16 matmul",
@@ -416,8 +406,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
         f"\nOutput tile against one SM's {reg} register file and the {r.chip} ridge:",
         Table(["output tile", "fp32 accumulator", f"fits {reg}", "FLOP/B", "reaches ridge"], fits),
         f"\nTile needed for {r0(r.ridge)} FLOP/B from HBM alone: about {r.side:.0f} x "
-        f"{r.side:.0f}; fp32 accumulator {console.fmt_kib(r.accumulator, 1)}.",
-    )
+        f"{r.side:.0f}; fp32 accumulator {console.fmt_kib(r.accumulator, 1)}.")  # fmt: skip
     (small, _, s_exact, s_approx), (large, _, l_exact, l_approx) = r.tiles[0], r.tiles[-1]
     gap = r.accumulator > r.register_file
     verdict = "No single SM gets there by itself." if gap else "One SM's registers can hold it."
@@ -433,8 +422,7 @@ def tiling(r: Tiling) -> tuple[Group, Observations]:
         + "A large L2 cache lets many SMs share the panels they fetch, so HBM sees far less "
         "traffic than every SM fetching alone. And Blackwell adds Tensor Memory (TMEM) beside "
         "each SM to hold accumulators, and lets two SMs run one MMA on shared operands: both "
-        "exist to make tiles bigger.",
-    ]
+        "exist to make tiles bigger."]  # fmt: skip
     return table, Observations(items)
 
 
@@ -467,8 +455,7 @@ def network(r: Network) -> tuple[Group, Observations]:
         [c.chip, c.link, link(c.link_bw), comma0(c.ridge), f"K > {c.critical_k:,.1f}"]
         + [b for _, b in c.bounds]
         for c in r.links
-        if c is not None
-    ]
+        if c is not None]  # fmt: skip
     steps = [[k, B, fmt_time(tm), fmt_time(tc), f"{i:,.0f}", b] for k, B, tm, tc, i, b in r.steps]
     v5e, v6e, h100, b300 = r.links
     dims = [k for k, _ in next((c.bounds for c in r.links if c is not None), ())]

@@ -390,8 +390,7 @@ def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
     cross = crossing(*costs) if len(costs) == 2 else None
     look = say(
         "Look at the gap between the curves at each batch, and where each one ends: "
-        "past its wall no batch fits the GPUs' memory."
-    )
+        "past its wall no batch fits the GPUs' memory.")  # fmt: skip
     if cross:
         look = say(
             "Look at batch {cross}, where the cheaper model changes: a mixture of experts is "

@@ -56,8 +56,7 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
     rows = [
         [name, console.fmt_flops(r.flops), fmt_bytes(d), f"{i:.1f}"]
         + [_verdict(i, g.ridge, t) for g, t in zip(r.gpus, bounds, strict=True)]
-        for name, (d, i, bounds) in r.kernels.items()
-    ]
+        for name, (d, i, bounds) in r.kernels.items()]  # fmt: skip
     title = f"One head, N = {r.n:,}, d_h = {r.d_head}, bf16: the bound and T >= max(F/P, D/beta)"
     (d_naive, i_naive, t_naive), (d_ideal, i_ideal, t_ideal) = r.kernels.values()
     ms = functools.partial(fmt_time, unit="ms")
@@ -72,8 +71,7 @@ def extremes(r: Extremes) -> tuple[Table, Observations]:
         falls + ": the comparison the article makes.",
         f"The ideal assumes that nothing is ever read twice, as if K and V ({fmt_kib(r.kv_bytes)} "
         "at this size) stayed on chip for every query. One SM's shared memory is a few hundred "
-        "KiB. The rest of Part 1 asks what a finite on-chip memory gives.",
-    ]
+        "KiB. The rest of Part 1 asks what a finite on-chip memory gives."]  # fmt: skip
     return Table(head, rows, title), Observations(items)
 
 
@@ -118,8 +116,7 @@ def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
     # which of the named chips reach their ridge from shared memory alone, and what it takes
     reach = [p.gpu.name for p in r.named if side(p.intensity, p.gpu.ridge) == "compute-bound"]
     alone = {0: "Neither reaches its ridge", len(r.named): "Both reach their ridge"}.get(
-        len(reach), f"Only the {listing(reach)} reaches its ridge"
-    )
+        len(reach), f"Only the {listing(reach)} reaches its ridge")  # fmt: skip
     alone += " from shared memory alone"
     need = [f"{fmt_kib(p.needed)} on the {p.gpu.name} (it has {fmt_kib(p.gpu.smem)})"
             for p in r.named if p.needed is not None]  # fmt: skip
@@ -133,8 +130,7 @@ def schedule(r: Schedule) -> tuple[Table, Table, Observations]:
         f"The {h.gpu.name}'s blocks move {fmt_bytes(h.traffic)}, "
         f"{than(h.traffic / r.naive_bytes)} the naive kernel's {fmt_bytes(r.naive_bytes)} "
         f"and {than(h.traffic / r.ideal_bytes, digits=1)} the ideal "
-        f"{fmt_bytes(r.ideal_bytes)}: K and V are read {reads}.",
-    ]
+        f"{fmt_bytes(r.ideal_bytes)}: K and V are read {reads}."]  # fmt: skip
     return blocks, bounds, Observations(items)
 
 
@@ -163,8 +159,7 @@ def traffic(r: Traffic) -> tuple[Table, str, Observations]:
         "the tiled schedule, the dashed lines the naive kernel and the ideal minimum. A dotted "
         "line is the traffic F / I* at which the head's intensity reaches a chip's ridge point "
         "(A100, H100), with a dot where the staircase first gets below it; the vertical lines "
-        "mark the chips' shared memory per SM."
-    )
+        "mark the chips' shared memory per SM.")  # fmt: skip
     items = [
         f"With {fmt_kib(r.least)} on chip (one row of each block) K and V are read N times: "
         f"{fmt_bytes(r.least_bytes)}, {than(r.least_bytes / r.naive_bytes, digits=0)} the naive "
@@ -173,8 +168,7 @@ def traffic(r: Traffic) -> tuple[Table, str, Observations]:
         "doubling the on-chip memory about halves the traffic, the theorem's 1 / M.",
         f"From {fmt_kib(r.resident)}, K and V whole ({fmt_kib(r.kv_bytes)}) plus one query "
         f"row, the traffic drops to the ideal {fmt_bytes(r.ideal_bytes)}; the lowest point of "
-        f"the curve is {fmt_bytes(r.lowest)}.",
-    ]
+        f"the curve is {fmt_bytes(r.lowest)}."]  # fmt: skip
     return table, caption, Observations(items)
 
 
@@ -204,15 +198,13 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
     gpu = r.gpu
     rows = [  # the Head's bytes, intensities and bounds, in its order
         [f"{n:,}", *map(fmt_bytes, h[:3]), *(f"{i:.1f}" for i in h[3:5]), *map(fmt_time, h[5:])]
-        for n, h in r.heads.items()
-    ]
+        for n, h in r.heads.items()]  # fmt: skip
     head = ["N", "D naive", "D tiled", "D ideal", "I naive", "I tiled", "T naive", "T tiled"]
     title = f"One head on the {gpu.name} (M_sm = {fmt_kib(gpu.smem)}, d_h = {r.d_head}, bf16): "
     heads = Table(head, rows, title + "traffic, intensity and T >= max(F/P, D/beta)")
     rows = [
         [f"{n:,}", *map(fmt_time, (rest, tn, tt)), f"{tt / (rest + tt):.0%}"]
-        for n, (rest, tn, tt) in r.layer.items()
-    ]
+        for n, (rest, tn, tt) in r.layer.items()]  # fmt: skip
     head = ["N", "rest of layer", "attention naive", "attention tiled", "tiled attention's share"]
     title = f"One {r.model} layer, batch {r.batch}, on the {gpu.name}: time bounds"
     largest = max(r.heads)
@@ -235,8 +227,7 @@ def lengths(r: Lengths) -> tuple[Table, Table, Observations]:
         levels,
         f"In the layer, attention's bound passes everything else at {over['tiled']} with the "
         f"tiled kernel and at {over['naive']} with the naive one. {below} the projections "
-        "and the MLP take longer than attention with either kernel.",
-    ]
+        "and the MLP take longer than attention with either kernel."]  # fmt: skip
     return heads, Table(head, rows, title), Observations(items)
 
 
@@ -248,8 +239,7 @@ def agreement(cases: Sequence[Case], tolerance: float) -> tuple[Table, Observati
     head = ["N", "d_h", "Br x Bc", "blocks divide N", "inner steps", "relative error"]
     rows = [
         [f"{n:,}", d, f"{br} x {bc}", "no" if n % br or n % bc else "yes", f"{steps:,}", f"{e:.1e}"]
-        for n, d, br, bc, steps, e in cases
-    ]
+        for n, d, br, bc, steps, e in cases]  # fmt: skip
     title = "Tiled against naive attention on random inputs (fp32)"
     note = "relative error = max |O_tiled - O_naive| / max |O_naive|"
     worst = max(c[-1] for c in cases)
@@ -262,8 +252,7 @@ def agreement(cases: Sequence[Case], tolerance: float) -> tuple[Table, Observati
         "exponential, so they agree to fp32 rounding, not bit for bit.",
         "The online softmax needs no second pass: a block that raises a row's maximum rescales "
         "the sum and the accumulator by exp(m_old - m_new) once, and the division by l happens "
-        "once per query block, at the end.",
-    ]
+        "once per query block, at the end."]  # fmt: skip
     return Table(head, rows, title, note), Observations(items)
 
 
@@ -294,8 +283,7 @@ def machine(r: Machine) -> tuple[Table, Table, Observations]:
         ["matmul n = 1024, 1 thread (now)", fmt_rate(r.fresh_peak)],
         ["ridge point P_1 / beta", f"{r.ridge:.1f} FLOP/byte"],
         ["fixed cost of one inner step", fmt_time(r.step_s)],
-        ["one exponential (numpy, fp32)", fmt_time(r.exp_s)],
-    ]
+        ["one exponential (numpy, fp32)", fmt_time(r.exp_s)]]  # fmt: skip
     ridge = f"On one thread the ridge is {r.ridge:.1f} FLOP/byte. The naive kernel in fp32 does "
     ridge += f"{r.naive_intensity:.1f} FLOP per byte of its ten passes (about (4 d_h + 5) / 40 "
     ridge += "at any N): "
@@ -311,8 +299,7 @@ def machine(r: Machine) -> tuple[Table, Table, Observations]:
         f"An inner step costs {fmt_time(r.step_s)} before any arithmetic, about "
         f"{fmt_time(r.step_s / r.calls)} per numpy call. In that time one core does "
         f"{fmt_num(r.step_s * r.peak, 2, 'FLOP')} of matmul: a block must do much more work "
-        "than that for the fixed cost to vanish.",
-    ]
+        "than that for the fixed cost to vanish."]  # fmt: skip
     return caches, Table(["roof", "value"], rows, "Roofs of this machine"), Observations(items)
 
 
@@ -372,8 +359,7 @@ def block_sizes(r: BlockSizes) -> tuple[Table, Table, Observations]:
         f"The fastest blocks came from {fast.name} ({_blocks(fast.blocks)}): "
         f"{rate(fast.seconds)[0]} GFLOP/s, {rate(fast.seconds)[1]} of the one-thread matmul "
         f"roof, against {rate(t_naive)[0]} GFLOP/s for the naive kernel "
-        f"({fmt_ratio(t_naive / fast.seconds)} its speed).",
-    ]
+        f"({fmt_ratio(t_naive / fast.seconds)} its speed)."]  # fmt: skip
     if small.traffic > d_naive:
         more = "Those small blocks even move more than the naive kernel by the model's count, "
         more += f"{fmt_bytes(small.traffic)} against {fmt_bytes(d_naive)}: K and V are read "
@@ -475,8 +461,7 @@ def kernels(r: Kernels) -> tuple[Table, Table, Table, Observations, str]:
         f"exponentials at {fmt_time(r.exp_s)} each, {fmt_time(steps_s)} the fixed costs of "
         f"{r.steps:,} steps, and the remaining {fmt_time(max(0.0, rest_s))} its small matmuls "
         "running below the roof and its other passes over the blocks. The naive kernel pays "
-        "for the same exponentials.",
-    ]
+        "for the same exponentials."]  # fmt: skip
     inside = [n for n in ns if r.runs[n].s_per_llc <= 1]
     if inside and (outside := [n for n in ns if r.runs[n].s_per_llc > 2]):
         a, z = inside[-1], outside[0]

@@ -115,8 +115,7 @@ async def settle(page) -> None:
     await page.evaluate("() => document.fonts.ready.then(() => true)")
     if await page.locator("script[src*='mathjax']").count():
         await page.wait_for_function(
-            "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
-        )
+            "() => window.MathJax && MathJax.startup && MathJax.startup.promise")  # fmt: skip
         await page.evaluate("() => MathJax.startup.promise")
     await page.evaluate("() => new Promise(requestAnimationFrame)")
 
@@ -124,8 +123,7 @@ async def settle(page) -> None:
 async def _one_view(browser, base_url: str, view: View, paths: list[str], results: dict) -> None:
     scheme = "light" if view.chosen_dark else view.theme
     context = await browser.new_context(
-        viewport={"width": view.width, "height": HEIGHT}, color_scheme=scheme
-    )
+        viewport={"width": view.width, "height": HEIGHT}, color_scheme=scheme)  # fmt: skip
     if view.chosen_dark:
         await context.add_init_script(script="localStorage.setItem('theme', 'dark')")
     if SETUPS[view.setup]:

@@ -94,8 +94,7 @@ def test_sphinx_build_inserts_the_computed_text_and_fails_under_w_on_a_bad_one(t
         .. |kv| replace:: :computed:`fmt_bytes(kv_cache_bytes(1, 32, 4096), binary=True, digits=0)`
 
         The KV cache costs |kv| per token.
-        """
-    )
+        """)  # fmt: skip
     done = sphinx(computed_project(tmp_path / "src", page), tmp_path / "out", "-b", "html")
     assert done.returncode == 0, done.stderr
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")

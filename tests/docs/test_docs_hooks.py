@@ -73,8 +73,7 @@ def test_reset_argv_points_every_output_into_the_build_folder(tmp_path: Path) ->
         flags(lecture)
     # a lecture that exits is named, unless the gallery ran to its end
     lecture = declaring(
-        tmp_path / "exits", "", after="import sys\nsys.exit(2)\n", name="09_demo.py"
-    )
+        tmp_path / "exits", "", after="import sys\nsys.exit(2)\n", name="09_demo.py")  # fmt: skip
     docs_hooks.reset_argv({"src_dir": str(tmp_path / "exits")}, {"src_file": str(lecture)})
     assert "09_demo.py" in docs_hooks.exit_message()
     docs_hooks._RUNNING.clear()  # the gallery ran to the end: nothing to report
@@ -110,8 +109,7 @@ def test_the_page_rewrites() -> None:
         '      <div class="sphx-glr-thumbnail-title">LLM capacity</div>\n'
         '<div class="sphx-glr-thumbcontainer" tooltip="No question here. More.">\n'
         "  :doc:`/auto_lectures/08_levers`\n"
-        '      <div class="sphx-glr-thumbnail-title">Levers</div>\n'
-    )
+        '      <div class="sphx-glr-thumbnail-title">Levers</div>\n')  # fmt: skip
     out = docs_hooks.number_cards(index)
     assert (
         '<span class="rl-card-number">Lecture 07</span>LLM capacity'
@@ -136,8 +134,7 @@ def test_the_page_rewrites() -> None:
     # build folders shown as a student's run prints them, index terms under the title
     source = [
         "T\n=\n\nsaved results: docs/_build/lecture_outputs/results/machine.json; "
-        "wrote 4 figure(s) to docs/_build/lecture_outputs/figures/04_make_figures"
-    ]
+        "wrote 4 figure(s) to docs/_build/lecture_outputs/figures/04_make_figures"]  # fmt: skip
     app = SimpleNamespace(config=SimpleNamespace(course_index_terms={"04_x": ["KV"]}))
     docs_hooks._source_read(app, "auto_lectures/04_x", source)
     assert source == [

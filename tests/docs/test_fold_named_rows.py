@@ -22,8 +22,7 @@ def page_html(named: tuple[int, ...], lang: str = "en", columns: int = 6) -> str
     return (
         f'<html lang="{lang}"><body><article><div class="rl-table-scroll"><table class="rl-table">'
         f"<thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table></div></article>"
-        "</body></html>"
-    )
+        "</body></html>")  # fmt: skip
 
 
 SHOWN_JS = """() => { const t = document.querySelector("table");

@@ -76,8 +76,7 @@ def tables(tree: Any) -> list[tuple[str, list[list[str]]]]:
         titles = [t.astext() for t in table.children if isinstance(t, nodes.title)]
         rows = [
             [plain(entry.astext()) for entry in row.findall(nodes.entry)]
-            for row in table.findall(nodes.row)
-        ]
+            for row in table.findall(nodes.row)]  # fmt: skip
         found.append((titles[0] if titles else "", rows))
     return found
 
@@ -301,8 +300,7 @@ def test_every_computed_number_on_the_page_is_checked_here(name: str) -> None:
     found = {
         n: plain(d.astext())
         for d in tree.findall(nodes.substitution_definition)
-        for n in d["names"]
-    }
+        for n in d["names"]}  # fmt: skip
     assert found == SUBSTITUTIONS[name]
     assert set(TABLES) | set(INLINE) <= set(SUBSTITUTIONS)  # else a page would go unchecked
     if name in TABLES:
@@ -314,8 +312,7 @@ def test_every_computed_number_on_the_page_is_checked_here(name: str) -> None:
     in_table = False
     for line in (DOCS / f"{name}.rst").read_text(encoding="utf-8").splitlines():
         in_table = line.startswith(".. list-table::") or (
-            in_table and (not line or line.startswith(" "))
-        )
+            in_table and (not line or line.startswith(" ")))  # fmt: skip
         count = 0 if line.startswith(".. |") else len(re.findall(r":computed:`([^`]*)`", line))
         outside += count
         in_tables += count if in_table else 0
@@ -436,8 +433,7 @@ def test_draw_runs_the_expression_with_path_and_the_computed_names_or_says_why_n
     target = tmp_path / "figs" / "roof.png"
     expression = (
         'roofline.roofline_figure(PATH, chip_roofs([A100], "bf16"), '
-        'on_roof(A100, "bf16", [("add", *elementwise_counts(1000))]))'
-    )
+        'on_roof(A100, "bf16", [("add", *elementwise_counts(1000))]))')  # fmt: skip
     assert course.draw(expression, target) == target
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # or says in one line what went wrong

@@ -129,8 +129,7 @@ class Panel:
     def roof_top(self, roof: str) -> float:
         """The highest TFLOP/s of `roof` in the data of the Vega view the panel drew."""
         rows = self.root.evaluate(
-            "el => el.querySelector('.rl-runner-chart-area').rlView.data('roofs')"
-        )
+            "el => el.querySelector('.rl-runner-chart-area').rlView.data('roofs')")  # fmt: skip
         return max(r["tflops"] for r in rows if r["roof"] == roof)
 
     def wait_chart(self, charts: int) -> None:
@@ -424,8 +423,7 @@ def test_the_serving_lectures_redraw_their_figure(
     assert panel.status.startswith("Ran in"), out
     panel.wait_chart(1)
     rows = panel.root.evaluate(
-        "el => el.querySelector('.rl-runner-chart-area').rlView.data('lines')"
-    )
+        "el => el.querySelector('.rl-runner-chart-area').rlView.data('lines')")  # fmt: skip
     assert len({r["series"] for r in rows}) >= 2, rows
     shoot(panel.root, f"runner_{stem[:2]}_chart")
     visit.check()

@@ -120,8 +120,7 @@ def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
     names = [
         ".".join(p.with_suffix("").parts).removesuffix(".__init__")
         for p in packed
-        if p.parts[0] == "common" or p.parts[:2] == ("lectures", "words")
-    ]
+        if p.parts[0] == "common" or p.parts[:2] == ("lectures", "words")]  # fmt: skip
     names = [n for n in names if not n.endswith("__main__")]  # a __main__ would run
     assert "common.hw_specs" in names and "lectures.words.llm_speed" in names
     code = (
@@ -129,8 +128,7 @@ def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
         f"sys.path.insert(0, {str(course)!r})\n"
         f"for name in {names!r}:\n"
         "    importlib.import_module(name)\n"
-        "print('numpy' in sys.modules, 'matplotlib' in sys.modules)\n"
-    )
+        "print('numpy' in sys.modules, 'matplotlib' in sys.modules)\n")  # fmt: skip
     proc = bare("-c", code, cwd=course, check=True)
     assert proc.stdout.split() == ["False", "False"]
     for stem in LECTURES:
@@ -270,8 +268,7 @@ def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
     typo, typo_line = edit_chip(TABLE, "H100 SXM", "989e12", "989e12x")
     name, name_line = edit_chip(TABLE, "H100 SXM", "H100_DATASHEET", "H100_DATASHET")
     gone, _ = edit_chip(
-        TABLE, "H100 SXM", "mem_capacity_figure=capacity(80e9, H100_DATASHEET),", ""
-    )
+        TABLE, "H100 SXM", "mem_capacity_figure=capacity(80e9, H100_DATASHEET),", "")  # fmt: skip
     start = TABLE.index('name="H100 SXM"')
     opened = TABLE.rindex("(", 0, start)  # the call that builds the H100's chip
     close = TABLE.index("\n", TABLE.index("\n", start) + 1)  # the end of the next line
@@ -351,8 +348,7 @@ def test_compile_zip_gives_importable_sourceless_bytecode(tmp_path: Path) -> Non
         "print(harness.compile_zip(sys.argv[2], sys.argv[3]))\n"
         "sys.path.insert(0, sys.argv[3])\n"
         "import mod, pkg\n"
-        "print(mod.f(), pkg.VALUE, mod.__file__.endswith('.pyc'))\n"
-    )
+        "print(mod.f(), pkg.VALUE, mod.__file__.endswith('.pyc'))\n")  # fmt: skip
     proc = bare("-c", code, str(HARNESS), str(source), str(target), check=True)
     assert proc.stdout.splitlines() == ["(3, 2)", "42 inner True"]
     with zipfile.ZipFile(target) as archive:

@@ -22,8 +22,7 @@ def search_results(visit: Visitor, query: str, edition: str = "") -> list[tuple[
     page.wait_for_selector("#search-results ul.search li", timeout=TIMEOUT_MS)
     page.wait_for_function(  # "Search finished", in English or in Chinese
         "() => /^(Search finished|搜索完成)/.test((document.querySelector("
-        "'#search-results .search-summary') || {}).innerText || '')"
-    )
+        "'#search-results .search-summary') || {}).innerText || '')")  # fmt: skip
     # Page results get their snippet from a fetch of the page; objects have a description.
     page.wait_for_function(
         "() => Array.from(document.querySelectorAll('#search-results ul.search li'))"

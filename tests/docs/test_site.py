@@ -67,8 +67,7 @@ def site_pages() -> list[str]:
     return sorted(
         p.relative_to(SITE).as_posix()
         for p in SITE.rglob("*.html")
-        if not skip & set(p.relative_to(SITE).parts)
-    )
+        if not skip & set(p.relative_to(SITE).parts))  # fmt: skip
 
 
 PAGES = site_pages()
@@ -186,8 +185,7 @@ def smallest_figure_font_pt() -> float:
     sizes = [
         float(size)
         for source in (REPO / "common" / "plots").glob("*.py")
-        for size in re.findall(r"fontsize=(\d+(?:\.\d+)?)", source.read_text())
-    ]
+        for size in re.findall(r"fontsize=(\d+(?:\.\d+)?)", source.read_text())]  # fmt: skip
     return min(sizes)
 
 
@@ -357,8 +355,7 @@ def pages_with(pattern: str, folder: str) -> list[str]:
     return sorted(
         p.relative_to(SITE).as_posix()
         for p in (SITE / folder).glob("*.html")
-        if re.search(pattern, p.read_text(encoding="utf-8"))
-    )
+        if re.search(pattern, p.read_text(encoding="utf-8")))  # fmt: skip
 
 
 #: Every lecture page with a figure, the first concept page with one, the gallery's
@@ -411,8 +408,7 @@ async def images_not_loaded(page) -> list[str]:
     """The src of every <img> on the page that has not loaded (empty when all have)."""
     return await page.evaluate(
         "() => Array.from(document.images)"
-        ".filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src)"
-    )
+        ".filter(img => !(img.complete && img.naturalWidth > 0)).map(img => img.src)")  # fmt: skip
 
 
 @functools.cache
@@ -489,8 +485,7 @@ async def lecture_reads_as_a_course(page, visit: Visit) -> None:
     in_pre = [
         text
         for text in await page.locator("article pre").all_inner_texts()
-        if OBSERVATION_TITLE.lower() in text.lower()
-    ]
+        if OBSERVATION_TITLE.lower() in text.lower()]  # fmt: skip
     assert not in_pre, f"{name}: observations printed as monospace output: {in_pre[0][:120]!r}"
     figures = await page.locator("article img.sphx-glr-single-img").count()
     if "--outdir" in docs_hooks.lecture_argv(LECTURE_PAGES[visit.path], Path(), Path()):  # it draws
@@ -512,8 +507,7 @@ async def math_is_rendered_offline(page, visit: Visit) -> None:
 @page_check("exercises.html", views=(CONTENT_VIEW,))
 async def exercise_origins_link_to_the_sources(page, visit: Visit) -> None:
     hrefs = await page.eval_on_selector_all(
-        "p.exercise-origin a", "links => links.map(a => a.getAttribute('href'))"
-    )
+        "p.exercise-origin a", "links => links.map(a => a.getAttribute('href'))")  # fmt: skip
     assert any(h.endswith("#sources-article-09") for h in hrefs), hrefs
     assert any(h.endswith("#sources-script") for h in hrefs), hrefs
 
@@ -597,8 +591,7 @@ def label_twins(tables: list[dict]) -> list[str]:
         f"{table['caption']!r} repeats {sorted({x for x in labels if labels.count(x) > 1})}"
         for table in tables
         for labels in table["labels"]
-        if len(set(labels)) < len(labels)
-    ]
+        if len(set(labels)) < len(labels)]  # fmt: skip
 
 
 @page_check(LONG_TABLE, views=(PHONE_VIEW, CONTENT_VIEW))
@@ -694,8 +687,7 @@ def test_no_build_machine_path_in_the_site() -> None:
     found = [
         path
         for path in PAGES
-        if str(REPO) in (SITE / path).read_text(encoding="utf-8", errors="replace")
-    ]
+        if str(REPO) in (SITE / path).read_text(encoding="utf-8", errors="replace")]  # fmt: skip
     assert not found, f"pages that show the build folder {REPO}: {found}"
 
 

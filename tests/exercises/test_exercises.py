@@ -29,8 +29,7 @@ GIB = 2**30
 LATEX = (
     r"\Rightarrow \approx \ast \beta \cdot \frac \ge \geq \iff \lceil \ldots \left \leq \le "
     r"\max \min \propto \qquad \quad \rceil \rho \right \sum \text \times \alpha \lfloor "
-    r"\rfloor \mathrm \sqrt \log \to"
-)
+    r"\rfloor \mathrm \sqrt \log \to")  # fmt: skip
 # the answers that print a table with no measured results on file (the others need them)
 TABULATED = {
     "a100-peak-edit", "per-example-matrices", "h200-vs-h100", "gqa-decode", "largest-batch",
@@ -668,8 +667,7 @@ def test_the_question_text_is_read_into_key_title_origin_and_question() -> None:
     # EXERCISES is read once at import, before a mutation tool swaps the reader: read again
     text = (
         "v5e-int8 | script | A title\n    What is the\n    batch?\n"
-        "per-example-matrices | course | Another\n    Why?"
-    )
+        "per-example-matrices | course | Another\n    Why?")  # fmt: skip
     first, second = ex._exercises(text)
     assert (first.key, first.title, first.origin) == ("v5e-int8", "A title", ex.SCRIPT)
     assert first.question == "What is the batch?"  # the indented lines joined by one space

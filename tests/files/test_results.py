@@ -93,8 +93,7 @@ def test_a_failed_save_keeps_the_old_file_and_leaves_no_temporary(
         monkeypatch.setattr(where, name, fake)
         with pytest.raises(error) as info:
             results.save_section(
-                "probe", {"calibration": {}}, results_file, this_machine=this_machine
-            )
+                "probe", {"calibration": {}}, results_file, this_machine=this_machine)  # fmt: skip
         monkeypatch.undo()
         assert results_file.read_bytes() == old
         loaded = results.load_results(results_file, this_machine=this_machine)

@@ -30,8 +30,7 @@ def synthetic_curve(levels: list[tuple[str, int]], plateaus: dict[str, float], s
     names = [name for name, _ in levels] + ["DRAM"]
     sizes = [
         n * hierarchy.BYTES_PER_ELEMENT
-        for n in hierarchy.sweep_lengths(4 * KIB, hi_bytes, per_octave)
-    ]
+        for n in hierarchy.sweep_lengths(4 * KIB, hi_bytes, per_octave)]  # fmt: skip
     bws = []
     for s in sizes:
         log_bw = math.log(plateaus["DRAM"])

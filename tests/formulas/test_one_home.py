@@ -73,8 +73,7 @@ def test_the_scan_finds_each_shape(monkeypatch: pytest.MonkeyPatch) -> None:
         "r = chip.peak / chip.mem_bw\n"
         "a = min(peak, i * bw)\n"
         "t = max(f / peak, d / beta)\n"
-        "ok = ridge_point(peak, bw) + attainable_flops(i, peak, bw)\n"
-    )
+        "ok = ridge_point(peak, bw) + attainable_flops(i, peak, bw)\n")  # fmt: skip
     assert [line for line, _ in copies(ast.parse(source))] == [1, 2, 3]
     # No module of common/ or lectures/ writes the ridge, the roof or the bound itself.
     modules = sorted((ROOT / "common").rglob("*.py")) + sorted((ROOT / "lectures").rglob("*.py"))
@@ -90,8 +89,7 @@ def test_the_scan_finds_each_shape(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     # Lecture 11's words take compute- or memory-bound from roofline.time_bounds.
     row = predict_and_check.OpRow(
-        name="mm", n=1, flops=1e12, nbytes=1e6, measured=1.0, spec=1.0, achievable=1.0
-    )
+        name="mm", n=1, flops=1e12, nbytes=1e6, measured=1.0, spec=1.0, achievable=1.0)  # fmt: skip
     spec = Roofs(label="spec", peak=1e12, mem_bw=1e12, link_bw=1e9)
     # Compute-bound by the formula (1 s of math against 1 us of traffic): FLOP/s.
     assert predict_and_check._achieved(row, spec).endswith("FLOP/s")

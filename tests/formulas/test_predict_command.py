@@ -270,8 +270,7 @@ def test_splits_windows_batches_and_words(tmp_path, capsys, monkeypatch) -> None
     assert cmd.main() == 0
     assert capsys.readouterr().out.startswith('{\n "model": "Llama-2-7B",\n "chip": "TPU v5e",\n')
     monkeypatch.setattr(
-        "sys.argv", ["common.predict", "--model", "llama-2-7b", "--chip", "tpu-v5e"]
-    )
+        "sys.argv", ["common.predict", "--model", "llama-2-7b", "--chip", "tpu-v5e"])  # fmt: skip
     assert cmd.main() == 0
     assert "roofs measured: none (spec roofs); all-reduce: measured curve" not in (
         text := capsys.readouterr().out

@@ -97,8 +97,7 @@ def test_gqa_and_weight_only_quantization_fit_more_sequences() -> None:
         tf.pass_time(tf.prefill_ledger(m, 1, S, bf16), H100, "bf16"), rel=0.01)  # fmt: skip
     # Decode at batch 1 gains almost the full 4x, held back only by the KV cache.
     gain = tf.tpot_lower_bound(Deployment(m, H100, "bf16", bf16), 1, S) / tf.tpot_lower_bound(
-        Deployment(m, H100, "bf16", int4), 1, S
-    )
+        Deployment(m, H100, "bf16", int4), 1, S)  # fmt: skip
     assert 3 < gain < 4
     # The KV cache and the attention traffic do not change.
     a, b = tf.decode_ledger(m, 8, S, bf16), tf.decode_ledger(m, 8, S, int4)
@@ -123,8 +122,7 @@ def test_gqa_and_weight_only_quantization_fit_more_sequences() -> None:
     assert layer_matmuls and all(t.bound == "compute" for t in layer_matmuls)
     assert all(t.bound == "memory" for t in dec if t.op.nbytes)
     curve = tf.decode_throughput_curve(
-        Deployment(LLAMA_3_8B, H100, "bf16"), 4096, [1, 2, 8, 32, 105]
-    )
+        Deployment(LLAMA_3_8B, H100, "bf16"), 4096, [1, 2, 8, 32, 105])  # fmt: skip
     tps = [t for _, t in curve]
     assert all(b > a for a, b in itertools.pairwise(tps))
     # Never above bandwidth / KV bytes per sequence per step.
@@ -442,8 +440,7 @@ def brute_critical_batch(shapes, ridge: float) -> int | None:
         flops = sum(s.count * 2 * b * s.K * s.N for s in shapes)
         nbytes = sum(
             s.count * (b * s.K * s.x_bytes + s.K * s.N * s.w_bytes + b * s.N * s.out_bytes)
-            for s in shapes
-        )
+            for s in shapes)  # fmt: skip
         return flops >= ridge * nbytes
 
     hi = 1

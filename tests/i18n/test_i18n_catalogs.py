@@ -117,8 +117,7 @@ def test_every_translated_entry_follows_the_glossary_and_glues_no_markup() -> No
     wrong = [
         f"{page}: {english[:60]!r}: {', '.join(misses)}"
         for page, english, chinese in entries
-        if (misses := glossary_misses(english, chinese))
-    ]
+        if (misses := glossary_misses(english, chinese))]  # fmt: skip
     wrong += [
         f"{page}: {glued!r}" for page, _, chinese in entries for glued in glued_markup(chinese)
     ]
@@ -183,8 +182,7 @@ def test_chinese_pages_link_to_identical_english_outputs_and_say_furos_words(tmp
         '<label aria-label="Toggle site navigation sidebar"></label>'
         "<svg><title>Auto light/dark, in dark mode</title></svg>"
         '<input aria-label="Toggle navigation of 概念 &amp; 公式">'
-        "<p>Menu and Expand stay English inside a sentence.</p>"
-    )
+        "<p>Menu and Expand stay English inside a sentence.</p>")  # fmt: skip
     assert i18n.translate_chrome(page, lambda w: f"<<{w}>>") == (
         '<a class="skip-to-content muted-link" href="#main">\n  <<Skip to content>>\n</a>'
         '<label aria-label="<<Toggle site navigation sidebar>>"></label>'

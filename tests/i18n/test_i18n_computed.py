@@ -116,8 +116,7 @@ PAGE = textwrap.dedent(
     The kernel sits |side| the ridge.
 
     .. |side| replace:: :computed:`"below" if 1.0 < 2.0 else "at or past"`
-    """
-)
+    """)  # fmt: skip
 
 CATALOG = textwrap.dedent(
     """
@@ -136,8 +135,7 @@ CATALOG = textwrap.dedent(
 
     msgid "at or past"
     msgstr "达到或超过"
-    """
-)
+    """)  # fmt: skip
 
 
 def _project(tmp_path: Path, below: str) -> Path:
@@ -243,8 +241,7 @@ def test_every_template_in_the_code_has_its_chinese_with_the_same_fields() -> No
 # Three adds on three levels' roofs: two touch their own level's roof, one does not.
 OPERATIONS = [
     {"label": f"add {level}", "intensity": 1 / 12, "closest_roof": closest, "predicted_roof": level}
-    for level, closest in (("L1", "L1"), ("L2", "L2"), ("DRAM", "L2"))
-]
+    for level, closest in (("L1", "L1"), ("L2", "L2"), ("DRAM", "L2"))]  # fmt: skip
 CAPTION_PAGE = """
 .. figure:: /auto_lectures/images/fig.png
    :alt: {alt}

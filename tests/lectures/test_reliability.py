@@ -419,8 +419,7 @@ def test_a_symlinked_script_runs_anywhere_on_its_own_checkout(tmp_path: Path) ->
     other = tmp_path / "other-checkout"
     (other / "common").mkdir(parents=True)
     (other / "common" / "__init__.py").write_text(
-        "raise SystemExit('imported the wrong checkout')\n", encoding="utf-8"
-    )
+        "raise SystemExit('imported the wrong checkout')\n", encoding="utf-8")  # fmt: skip
     (other / "lectures").mkdir()
     link = other / "lectures" / lecture_path("02").name
     link.symlink_to(lecture_path("02"))

@@ -209,8 +209,7 @@ def test_model_and_parameter_sections_by_hand() -> None:
     assert "Published size: none in the model table." in prose(none) and "()" not in prose(none)
     assert said(1e9, weights="int4")[1].endswith("At int4 the weights take 0.50 GB.")
     plain = page.parameter_section(
-        setup(model(gated_mlp=False, tied_embeddings=True)), PARTS, 10**9
-    )
+        setup(model(gated_mlp=False, tied_embeddings=True)), PARTS, 10**9)  # fmt: skip
     assert ["mlp", "L 2 d d_ff", "600.00 M", "60.0%"] in rows(plain)
     assert ["lm_head", "0 (tied)", "99.00 M", "9.9%"] in rows(plain)
     # A drawn model with a published size of 1.00 M printed 'The count from the config, 24.67 K, is
@@ -274,8 +273,7 @@ def test_figure_summary_and_hint_by_hand(tmp_path) -> None:
         got = rows(page.speed_summary(setup(m), 8e9, 0.25, 0.01, (0.3, 0.012, measured)))
         assert got[-1] == ["time per output token, achievable roofs >=", f"12.000 ms ({which})"]
     unpublished = rows(
-        page.speed_summary(setup(model(published_params=None)), 8e9, 1, 1, (1, 1, []))
-    )
+        page.speed_summary(setup(model(published_params=None)), 8e9, 1, 1, (1, 1, [])))  # fmt: skip
     assert unpublished[3] == ["parameters (config / published)", "8.00 G / 8.00 G"]
     assert str(page.png_hint("x.png")).strip() == "(add --png to save the figure x.png)"
 

@@ -70,8 +70,7 @@ def test_knee_sentences_place_the_ridge(args: tuple, said: list[str]) -> None:
 
 ABOVE = (
     "1 of 2 runs show a utilisation above 100% (x): no GPU beats its own peak, so the table's "
-    "spec figure is below what the measured GPU did (an edited or a wrong figure)."
-)
+    "spec figure is below what the measured GPU did (an edited or a wrong figure).")  # fmt: skip
 MEMORY_BOUND = (
     "The lowest MFU is d at 0.4%, yet its MBU is 76.0%: its memory bus is the busier "
     "resource. A low MFU there says the step is memory-bound, not that the kernels are bad."
@@ -234,8 +233,7 @@ def test_requests_grouped_by_batch_and_prompt(by: list[dict], fragments: list[st
     forecasts = (0.9, 1.2, 0.6)
     rows = [
         page.RequestRow(label, "eng", 1, 1.0, 0.5, forecast, "validation", **kw)
-        for label, forecast, kw in zip("abc", forecasts, by, strict=False)
-    ]
+        for label, forecast, kw in zip("abc", forecasts, by, strict=False)]  # fmt: skip
     said = [i for i in page.requests_observations(rows).items if fragments[0] in i]
     assert said and all(f in said[0] for f in fragments[1:]), said
 
@@ -285,8 +283,7 @@ def test_roofs_table_rows_shares_and_sources() -> None:
     assert obs.items == ["1 of 3 measured roofs sits below their datasheet figure."]
     # a chip without a link figure printed the row 'link, one way () none in the table'
     bare = dataclasses.replace(
-        TOY, link_bw_figure=None, achievable_link_bw_figure=None, link_name=""
-    )
+        TOY, link_bw_figure=None, achievable_link_bw_figure=None, link_name="")  # fmt: skip
     table = page.roofs_table(bare, Roofs("spec", 100e12, 1e12, None), ACH, "bf16").items[0]
     assert [list(r) for r in table.rows][2] == ["link, one way", "none in the table", "-", "-"]
 

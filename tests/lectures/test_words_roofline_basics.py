@@ -50,8 +50,7 @@ def basics(top: float = 200.0, ridge: float = 100.0, low: float = 0.999) -> page
     ints += [("matmul, B=16", 15.9), ("matmul, B=64", 60.0), ("matmul, B=256", top)]
     ops = tuple(op(n, i, ridge) for n, i in ints)
     return page.Basics(
-        "Hop", PEAK, PEAK / ridge, ridge, 1000, 1000, 4000, ops, (1, 16, 64, 256), 800
-    )
+        "Hop", PEAK, PEAK / ridge, ridge, 1000, 1000, 4000, ops, (1, 16, 64, 256), 800)  # fmt: skip
 
 
 def test_basics_by_hand() -> None:

@@ -373,8 +373,7 @@ def test_kernels_by_hand() -> None:
     # S exactly the cache counts as inside it
     runs = {
         n: page.Run(Blocks(64, 64, 1.0), {"naive": t, "tiled": t}, x, {"naive": 1.0, "tiled": 1.0})
-        for n, t, x in ((2896, 0.1, 1.0), (8192, 1.0, 8.0))
-    }
+        for n, t, x in ((2896, 0.1, 1.0), (8192, 1.0, 8.0))}  # fmt: skip
     record = dataclasses.replace(kernels({1024: (1.0, 1.0)}), runs=runs)
     assert "at N = 2,896 (S inside the last-level cache)" in page.kernels(record)[3].items[3]
     # a measured time exactly between the sum (0.75 s) and the max (0.5 s): not closer to the sum
@@ -403,8 +402,7 @@ def part1(table: dict) -> tuple[page.Extremes, page.Schedule, page.Lengths]:
     gpus = (a100, h100)
     kernels = {
         k: (d, intensity(f, d), [t(f, d, c) for c in gpus])
-        for k, d in (("naive", naive), ("ideal", ideal))
-    }
+        for k, d in (("naive", naive), ("ideal", ideal))}  # fmt: skip
 
     def plan(c):
         b = attention_io.block_sizes(N, D_HEAD, c.smem_per_sm, BF16)
@@ -427,8 +425,7 @@ def part1(table: dict) -> tuple[page.Extremes, page.Schedule, page.Lengths]:
     layer = {n: [1e-3 * n / 512, h.t_naive, h.t_tiled] for n, h in heads.items()}
     over = {
         k: next((Crossover(None, n) for n, x in layer.items() if x[i] >= x[0]), None)
-        for i, k in ((1, "naive"), (2, "tiled"))
-    }
+        for i, k in ((1, "naive"), (2, "tiled"))}  # fmt: skip
     return (
         page.Extremes(N, D_HEAD, f, [gpu(c) for c in gpus], kernels, 2 * BF16 * N * D_HEAD),
         page.Schedule(N, D_HEAD, named, named, naive, ideal),

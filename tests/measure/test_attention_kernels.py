@@ -84,8 +84,7 @@ def test_a_kernel_can_be_called_again_and_gives_the_same_result() -> None:
         return run
 
     best = attention.best_times(
-        {"a": kernel("a"), "b": kernel("b")}, 0.0, rounds=2, warmup=0, clock=clock
-    )
+        {"a": kernel("a"), "b": kernel("b")}, 0.0, rounds=2, warmup=0, clock=clock)  # fmt: skip
     assert best == {"a": 2.0, "b": 1.0} and calls == ["a", "b", "a", "b"]
     step = attention.fixed_cost_per_block(0.02, rows=4)
     exp = attention.exp_seconds_per_element(16, 16, 0.01)

@@ -75,8 +75,7 @@ def test_bandwidth_sweep_axes_plateaus_their_labels_and_caches(caught) -> None:
         ("Z", 50 * KIB, 50 * KIB, 5e9),  # an empty range: not drawn
     ]
     hplots.bandwidth_sweep_figure(
-        "b.png", sizes, [40e9, 40e9], [None, None], [("lo", lo), ("hi", hi)], plateaus
-    )
+        "b.png", sizes, [40e9, 40e9], [None, None], [("lo", lo), ("hi", hi)], plateaus)  # fmt: skip
     (ax,) = caught[0].axes
     labels = {t.get_text(): t for t in ax.texts}
     assert labels["L2 30 GB/s"].xy == pytest.approx((16 * KIB, 30.0))

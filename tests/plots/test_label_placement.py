@@ -87,8 +87,7 @@ def expected(points, texts, obstacles, size, pad, texts_taken=(), dpi=72):
 def placed(ax, before: int):
     return [
         ((float(t.xyann[0]), float(t.xyann[1])), t.arrow_patch is not None, t.get_ha(), t)
-        for t in ax.texts[before:]
-    ]
+        for t in ax.texts[before:]]  # fmt: skip
 
 
 def check(points, texts, obstacles=(), size=10.0, pad=0.0, existing=None, dpi=72):

@@ -183,8 +183,7 @@ def test_a_caption_fills_to_the_english_it_replaced(b0, b1, growth, gain, band: 
     expected = (
         f"Left, the fastest measured call (solid) and the roofline's max(F/P, D/β) (dashed) "
         f"for B = {b0} to {b1}; right, tokens per second. Look at how little "
-        f"the latency grows (x{growth:.1f}) while the throughput grows x{gain:.1f}."
-    )
+        f"the latency grows (x{growth:.1f}) while the throughput grows x{gain:.1f}.")  # fmt: skip
     if band:
         expected += (
             f" The grey band between B = {b0} and B = {b1} is where the model's "

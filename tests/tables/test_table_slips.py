@@ -221,8 +221,7 @@ def test_a_bad_element_size_names_its_entry(monkeypatch: pytest.MonkeyPatch, bad
 CHIP = (
     'Chip(name="Mine", key="mine", peak_flops_table={"bf16": flops(1e12, "s")}, '
     'mem_bw_figure=bandwidth(1e12, "s"), mem_capacity_figure=capacity(1e9, "s"), '
-    'link_bw_figure=bandwidth(1e11, "s"))'
-)
+    'link_bw_figure=bandwidth(1e11, "s"))')  # fmt: skip
 
 
 def check(source: str) -> None:
