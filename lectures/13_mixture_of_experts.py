@@ -143,7 +143,8 @@ for run in pub.FUSED_MOE_H100:  # each published sweep: one model's MoE layer on
             model=m, gpus=g, precision=p, tokens=n, measured=measured.seconds,
             source=measured.source,
             reached=llm.experts_touched(n, m.experts_per_token, m.n_experts),
-            forecast=sum(t for op, t in ops.items() if op.startswith("expert "))))  # fmt: skip
+            forecast=sum(t for op, t in ops.items()
+                         if op.startswith("expert ") or op in llm.ROUTING_OPS)))  # fmt: skip
 show(page.kernel_section(kernels))
 
 # %%

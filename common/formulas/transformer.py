@@ -383,6 +383,11 @@ def _mlp_ops(m: Model, n: int, d_ff: int, dt: DTypes, prefix: str = "") -> list[
     ]  # fmt: skip
 
 
+#: A mixture's routing around its experts: each token's top k of the router's E scores, and
+#: the sum of its k experts' outputs weighted by them (kernels of their own in every engine).
+ROUTING_OPS = ("router top-k", "top-k weighted sum")
+
+
 def layer_ops(model: Model, batch: int, new_tokens: int, context: int, dtypes: DTypes | None = None,
               materialized: bool = False, window: int = 0, dense: bool = False,
               ) -> tuple[Op, ...]:  # fmt: skip
@@ -405,9 +410,14 @@ def layer_ops(model: Model, batch: int, new_tokens: int, context: int, dtypes: D
         _rmsnorm("attention norm", n, d, dt), *mixer,
         *[_rmsnorm("post-attention norm", n, d, dt)] * post, add, _rmsnorm("MLP norm", n, d, dt),
     ]  # fmt: skip
-    if model.n_experts and not dense:  # the router (d -> E), each token's k experts, shared ones
-        ops.append(_matmul("router", n, d, model.n_experts, dt))
-        ops += _mlp_ops(model, n, model.d_ff_expert, dt, "expert ")
+    if model.n_experts and not dense:  # the router (d -> E), its top-k (a softmax over E, k
+        # weights and ids out), each token's k experts, their weighted sum, shared ones
+        E, k, mac = model.n_experts, model.experts_per_token, op_counts.FLOPS_PER_MULTIPLY_ADD
+        top = Op(ROUTING_OPS[0], "elementwise", op_counts.SOFTMAX_FLOPS_PER_ELEM * n * E,
+                 act_bytes=(n * E + 2 * n * k) * a)  # fmt: skip
+        total = Op(ROUTING_OPS[1], "elementwise", mac * n * k * d, act_bytes=(n * k + n) * d * a)
+        ops += [_matmul("router", n, d, E, dt), top]
+        ops += [*_mlp_ops(model, n, model.d_ff_expert, dt, "expert "), total]
         ops += _mlp_ops(model, n, model.d_ff_shared, dt, "shared ") if model.d_ff_shared else []
     else:
         ops += _mlp_ops(model, n, model.d_ff, dt)

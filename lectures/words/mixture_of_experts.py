@@ -262,7 +262,7 @@ def kernel_section(rows: Sequence[Kernel], tolerance: float = 0.25) -> Group:
     err = lambda k: round(k.forecast / k.measured - 1, 2) + 0.0  # noqa: E731  (never -0%)
     label = lambda k: f"{k.model.name} ({k.precision}, TP {k.gpus})"  # noqa: E731
     table = [[label(k), f"{k.tokens:,}", f"{k.reached:.1f} of {k.model.n_experts}",
-              fmt_time(k.forecast), fmt_time(k.measured), f"{err(k):+.0%}"]
+              fmt_time(k.forecast, "µs", 1), fmt_time(k.measured, "µs", 1), f"{err(k):+.0%}"]
              for k in rows]  # fmt: skip
     items = []
     for name in dict.fromkeys(label(k) for k in rows):

@@ -140,8 +140,7 @@ def ledger(led: Ledger) -> Group:
         "The add's intensity does not depend on its size: F and D both grow with the "
         f"element count. A GEMM's does: at M = {gemm.name.split()[1].split('x')[0]} it "
         f"is already {gemm.intensity:.1f} FLOP/B, because each weight byte is reused by "
-        "every row of the input.",
-    ]
+        "every row of the input."]  # fmt: skip
     chip = f"chip: {r.chip}, {r.precision}: P = {fmt_peak(r.peak)}, beta = {fmt_bw(r.bw, 3)}, "
     chip += f"I* = {r.ridge:,.1f} FLOP/B; elements of {led.elem_bytes:g} byte"
     chip += "s" * (led.elem_bytes != 1)
@@ -160,8 +159,7 @@ def rooflines(r: Rooflines) -> Figure:
         "the ridge. Look at which reach the flat roof, right of the ridge: {flat}.",
         dtype=r.precision,
         chips=listing([c for c, _ in r.flat]),
-        flat=functools.reduce(lambda a, b: say("{a}; {b}", a=a, b=b), on),
-    )
+        flat=functools.reduce(lambda a, b: say("{a}; {b}", a=a, b=b), on))  # fmt: skip
     if any(len(ns) < r.count for _, ns in r.flat):
         caption = say(
             "{caption} The others sit on the slope and run at the speed of memory.", caption=caption
@@ -246,8 +244,7 @@ def sweep(s: Sweep) -> Group:
         f"At M = 1 (one token, as in decode) the GEMM does {rows[1].intensity:.2f} FLOP "
         f"per byte: a matrix-vector product streams every weight once and uses it once. {decode}",
         f"I grows almost in proportion to M at first, then saturates: it never exceeds "
-        f"{s.limit:,.1f} FLOP/B for these weights, however large M gets.",
-    ]
+        f"{s.limit:,.1f} FLOP/B for these weights, however large M gets."]  # fmt: skip
     if s.cross is not None and s.cross.before is not None:
         crossed = f"The sweep crosses the ridge between M = {s.cross.before} and M = "
         crossed += f"{s.cross.first}; the exact threshold is M = {s.exact_m}. Below it the "

@@ -66,8 +66,7 @@ def roofs_table(chip: Chip, spec: Roofs, achievable: Roofs, precision: str) -> G
     roofs = (
         (f"dense {precision} matmul", spec.peak, achievable.peak, console.fmt_rate),
         ("HBM bandwidth", spec.mem_bw, achievable.mem_bw, fmt_bw),
-        (link, spec.link_bw, achievable.link_bw, fmt_bw),
-    )
+        (link, spec.link_bw, achievable.link_bw, fmt_bw))  # fmt: skip
     for (what, s, a, fmt), fig in zip(roofs, _figures(chip, precision), strict=True):
         if s is None:  # a link figure left out of the table: what needs it sits out
             rows.append((what, "none in the table", "-", "-"))
@@ -129,8 +128,7 @@ def cases_observations(cases: Sequence[Case], shared: Sequence[str] = ()) -> Obs
         f"The widest gap is {far.label}: it {versus(far.measured.seconds, far.spec)}.",
         f"The achievable roofs bring {closer} of {len(cases)} predictions closer; the closest "
         f"is {near.label}, which {versus(near.measured.seconds, near.achievable)} at "
-        "achievable roofs.",
-    ]
+        "achievable roofs."]  # fmt: skip
     items += [
         f"The achievable {what} was itself measured on this benchmark: these cases are "
         "calibration, not independent checks of the figures taken from them."
@@ -418,8 +416,7 @@ def figure_caption(cases: Sequence[Case], op_name: str, flat_end: int, ridge: in
         cases=len(cases),
         op=op_name,
         flat_end=f"{flat_end:,}",
-        ridge=f"n = {ridge:,}" if ridge else say("no n (no ridge)"),
-    )
+        ridge=f"n = {ridge:,}" if ridge else say("no n (no ridge)"))  # fmt: skip
 
 
 def sources_text(sources: Sequence[str]) -> Group:

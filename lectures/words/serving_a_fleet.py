@@ -173,8 +173,7 @@ def chunking_section(s: Setup, rows: Sequence[Step], chunked: Chunked) -> Group:
         f"the decoding sequences wait {fmt_time(chunked.alone + none.seconds)} for one token. In "
         f"chunks of up to {chunked.chunk:,} it takes {counted(chunked.steps, 'step')}, a time to "
         f"first token of at least {fmt_time(chunked.seconds)}, and no decode token waits more than "
-        f"{fmt_time(chunked.longest)}.",
-    ]
+        f"{fmt_time(chunked.longest)}."]  # fmt: skip
     return section(title, Table(columns, table), items=items)
 
 
@@ -253,8 +252,7 @@ def disaggregation_section(s: Setup, rows: Sequence[Balance]) -> Group:
         f"For the flags' request a prompt token takes {fmt_time(mine.prefill_s / mine.prompt)} of "
         f"GPU time and an output token {fmt_time(mine.decode_s / mine.output)} at batch "
         f"{s.batch:,}: a prompt token costs {times(token)}. A bigger decode batch makes output "
-        "tokens cheaper and moves GPUs to prefill.",
-    ]
+        "tokens cheaper and moves GPUs to prefill."]  # fmt: skip
     return section(title, Table(head, table), items=items)
 
 
@@ -373,8 +371,7 @@ def fleet_section(c: FleetCheck) -> Group:
         f"{speed_mid:g} tokens/s means about {per_node:,.0f} sequences decode at once on a node, "
         f"{per_node / f.gpus_per_node:,.0f} a GPU, each with {f.kv_length:,.0f} tokens of cache. "
         f"The fleet's own P:D is {c.prefill_hours / c.decode_hours:.2f} prefill node-hours per "
-        "decode node-hour.",
-    ]
+        "decode node-hour."]  # fmt: skip
     head = ["figure", "course", "published", "error", "checks"]
     return section(title, Table(head, rows), note, items=items)
 
@@ -396,8 +393,7 @@ def cost_png(path: str, s: Setup, costs: Sequence[Cost]) -> Figure:
             "Look at batch {cross}, where the cheaper model changes: a mixture of experts is "
             "cheap at small batches, where a step reads only the experts its tokens choose, "
             "and loses that edge as a larger batch touches every expert.",
-            cross=f"{cross:,}",
-        )
+            cross=f"{cross:,}")  # fmt: skip
     caption = say(
         "Dollars per million output tokens against the decode batch at ${price} per "
         "GPU-hour on {chip}, for {names}, each up to its memory wall; the dashed "

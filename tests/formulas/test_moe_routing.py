@@ -63,6 +63,11 @@ def test_uniform_reach_by_enumeration() -> None:
         assert (ops["router"].kind, ops["router"].flops) == ("matmul", 2 * 3 * 4096 * 8)
         silu = ops["expert SiLU x up"]
         assert (silu.kind, silu.act_bytes) == ("elementwise", 3 * 6 * 14336 * a)
+        # top-k: a softmax over 3 x 8 scores (5 FLOP each), 2 weights and ids a token out; the
+        # sum of each token's 2 outputs of 4,096, weighted: 2 FLOP an element, 6 rows in, 3 out
+        top, total = ops["router top-k"], ops["top-k weighted sum"]
+        assert (top.flops, top.act_bytes) == (5 * 3 * 8, (3 * 8 + 2 * 3 * 2) * a)
+        assert (total.flops, total.act_bytes) == (2 * 6 * 4096, (6 + 3) * 4096 * a)
     # DeepSeek-V3's shared expert, d_ff 2048, on all 3 tokens: 2 x 3 x 7168 x 2048 FLOP
     ops = {op.name: op for op in tf.layer_ops(DEEPSEEK_V3, 3, 1, 64)}
     assert ops["shared up projection"].flops == 2 * 3 * 7168 * 2048

@@ -211,7 +211,7 @@ def test_kernel_check_by_hand() -> None:
     five = [kernel(1, 2.0, 90, 100), kernel(8, 7.2, 120, 100), kernel(16, 7.94, 100, 100),
             kernel(32, 8.0, 110, 120), kernel(64, 8.0, 120, 130)]  # fmt: skip
     group = page.kernel_section(five)
-    assert rows(group)[1] == ["Mixtral-8x7B (bf16, TP 2)", "1", "2.0 of 8", "90.0 µs", "100 µs",
+    assert rows(group)[1] == ["Mixtral-8x7B (bf16, TP 2)", "1", "2.0 of 8", "90.0 µs", "100.0 µs",
                               "-10%"]  # fmt: skip
     # 7.94 >= 0.99 x 8: every expert from 16 tokens; 120 us <= 1.25 x 100 us, 130 us is not
     assert observed(group) == [
@@ -418,15 +418,16 @@ def test_routed_experts_against_vllms_kernel_by_hand(lecture13: str) -> None:
     t0, beta = (t.value for t in CHIP_TERMS["h100"].gemv)  # vidur's one-row line, H100
     floor = sum(t.value for t in CHIP_TERMS["h100"].small_kernels) / 4
     # Mixtral, 1 token: its 2 experts' gate, up and down (4,096 x 14,336 bf16 each, half on
-    # each of 2 GPUs, with the token's 2 rows in and out) on the line; SiLU x up at the floor
+    # each of 2 GPUs, with the token's 2 rows in and out) on the line; the top-k, SiLU x up and
+    # the weighted sum at the floor
     d = (2 * 4096 * 14336 * 2 + 2 * (4096 + 14336) * 2) / 2
-    us = 1e6 * (3 * (t0 + d / beta) + floor)
+    us = 1e6 * (3 * (t0 + d / beta) + 3 * floor)
     cells = row(text, "Mixtral-8x7B (bf16, TP 2)")  # its first row, 1 token
     assert cells[1:3] == ["1", "2.0 of 8"]
     assert float(cells[3].split()[0]) == pytest.approx(us, abs=0.5)
-    assert cells[4] == "144 µs"  # vLLM's PR #24700: 144.03 us at batch 1
+    assert cells[4] == "144.0 µs"  # vLLM's PR #24700: 144.03 us at batch 1
     last = [ln for ln in text.splitlines() if ln.startswith("Qwen3-30B-A3B (fp8, TP 1)   4,096")]
-    assert last and "128.0 of 128" in last[0] and "1.65 ms" in last[0]  # 1,647.57 us
+    assert last and "128.0 of 128" in last[0] and "1,647.6 µs" in last[0]  # 1,647.57 us
     assert text.count("pull request #24700") == 2 and "none of them informs a term" in text
 
 
