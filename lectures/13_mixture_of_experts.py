@@ -128,8 +128,9 @@ show(page.step_section(setup, steps, crit))
 # bf16 (one GPU's shard of two) and Qwen3-30B-A3B in FP8 (one GPU): one call runs a
 # layer's routed experts, with the choice of each token's experts and the sum of their
 # outputs. The forecast is what ``python3 -m common.predict --engine vllm`` counts for
-# those operators: each expert matmul over the experts reached, at the H100's measured
-# shares, no faster than the smallest kernel. The published times only check it.
+# those operators: the top-k, each expert matmul over the experts reached and the
+# weighted sum, at the H100's measured shares, each no faster than the smallest kernel.
+# The published times only check it.
 
 kernels = []
 for run in pub.FUSED_MOE_H100:  # each published sweep: one model's MoE layer on one H100
