@@ -294,9 +294,9 @@ def kernel_section(rows: Sequence[Kernel], tolerance: float = 0.25) -> Group:
     columns = ["model", "tokens", "experts reached", "forecast", "measured", "error"]
     note = "\nOne MoE layer's routed experts on one H100; error = forecast / measured - 1. The "
     note += "published times only check the forecast: none of them informs a term."
-    note += "".join(f"\nSource: {src}" for src in dict.fromkeys(k.source for k in rows if k.source))
+    cited = [f"Source: {src}" for src in dict.fromkeys(k.source for k in rows if k.source)]
     title = "4. The routed experts against vLLM's fused MoE kernel (H100)"
-    return section(title, Table(columns, table), note, items=items)
+    return section(title, Table(columns, table), note, *cited, items=items)
 
 
 def imbalance_section(s: Setup, skews: Sequence[Skew], step: float) -> Group:
