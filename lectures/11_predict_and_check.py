@@ -191,8 +191,9 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # ``sglang``, ``vllm-single-step-flash``, ``vllm-single-step``, ``vllm-eager`` or ``eager``).
 # The forecast is the bound plus the engine terms of ``common/tables/engines.py``:
 #
-# - a GEMM's measured share of the peak at the request's rows, on one GPU's shard under the
-#   request's tensor parallelism, where those rows make it compute-bound;
+# - a GEMM's measured share of the peak at the request's rows (a routed expert's at the rows
+#   each expert meets), on one GPU's shard under the request's tensor parallelism, where
+#   those rows make it compute-bound;
 # - a weight read's start-up time plus its bytes over a measured bandwidth, t0 + D / beta:
 #   the line through vidur's one-row projections of eight models on 1 to 8 GPUs, every other
 #   kernel's bytes at beta too (carried to a chip it was not measured on, no faster than

@@ -77,15 +77,17 @@ def achievable_roofs(chip: Chip, precision: str) -> Roofs:
 def per_gpu_times(
     ledger: PassLedger, roofs: Roofs, gpus: int = 1, attention_peak: float | None = None,
     mem_bw: Mapping[str, float] | None = None, kv_ways: int | None = None,
-) -> list[tuple[int, float]]:  # fmt: skip
+    peaks: Mapping[str, float] | None = None) -> list[tuple[int, float]]:  # fmt: skip
     """(count, one run's time on one GPU) per operator, split g ways where SHARDED_KINDS says;
     `attention_peak`: the FLOP/s of the attention operators where it differs from roofs.peak;
-    `mem_bw`: the B/s of the operators it names where it differs from roofs.mem_bw;
+    `mem_bw`, `peaks`: the B/s and FLOP/s of the operators they name where not the roofs';
     `kv_ways`: the GPUs the KV cache bytes split over where not g (llm.kv_shards)."""
     split = ((op, count, gpus if op.kind in SHARDED_KINDS else 1) for op, count in ledger.counted())
-    bound, bw = roofline.lower_bound_time, mem_bw or {}
+    bound, bw, named = roofline.lower_bound_time, mem_bw or {}, peaks or {}
 
     def peak(op: Op) -> float:
+        if op.name in named:
+            return named[op.name]
         return roofs.peak if attention_peak is None or op.kind != "attention" else attention_peak
 
     def moved(op: Op, g: int) -> float:  # D / g, the cache's bytes over min(g, kv_ways)
@@ -395,27 +397,32 @@ def bound_time(ledger: PassLedger, roofs: Roofs, gpus: int = 1) -> float:
     return roofline_time(ledger, roofs, gpus) + comm_time(ledger, gpus, roofs.link_bw, None)
 
 
-def measured_shares(
-    ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int
-) -> tuple[Roofs, dict[str, float]]:
+def measured_shares(ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int
+                    ) -> tuple[Roofs, dict[str, float], dict[str, float]]:  # fmt: skip
     """The spec roofs at the engine's measured shares, under which each kernel takes
     max(F / (e(M) P), D / (s beta)) per GPU share (e(M) the GEMM share at the pass's rows, s
-    the HBM share), and by name each weight-reading GEMM's B/s that makes it t0 + D / beta."""
+    the HBM share); by name, each weight-reading GEMM's B/s that makes it t0 + D / beta, and
+    each routed expert matmul's e(M) P at its own rows, M = F b / (2 W) (its tokens over the
+    experts they reach: n k / E_touched)."""
     e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
-    bw = {}
-    for op, _ in ledger.counted() if eng.gemv else ():
-        if op.kind == "matmul" and op.weight_bytes:
+    bw, peaks, b = {}, {}, ledger.dtypes.e_bytes
+    for op, _ in ledger.counted():
+        if op.kind == "matmul" and op.weight_bytes and eng.gemv:
             d = op.nbytes / gpus
             bw[op.name] = d / (eng.gemv[0] + d / (eng.gemv[1] * spec.mem_bw))
-    return spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw), bw
+        if op.kind == "matmul" and op.weight_bytes and op.name.startswith("expert "):
+            rows = round(op.flops * b / (2 * op.weight_bytes))
+            peaks[op.name] = gemm_share(rows, eng.gemm) * spec.peak
+    return spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw), bw, peaks
 
 
 def operator_forecast(ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int = 1
                       ) -> dict[str, float]:  # fmt: skip
     """One run of each operator on one GPU as the forecast counts it, s, by name (one in
     several kinds of layer: its last): its time at ``measured_shares``, no less than the floor."""
-    shares, bw = measured_shares(ledger, spec, eng, gpus)
-    ops = zip(ledger.counted(), per_gpu_times(ledger, shares, gpus, None, bw), strict=True)
+    shares, bw, peaks = measured_shares(ledger, spec, eng, gpus)
+    times = per_gpu_times(ledger, shares, gpus, None, bw, peaks=peaks)
+    ops = zip(ledger.counted(), times, strict=True)
     return {op.name: max(eng.floor, t) for (op, _), (_, t) in ops}
 
 
@@ -424,17 +431,18 @@ def forecast_terms(
 ) -> dict[str, float]:
     """One pass, s: the bound at spec roofs + each named term of the gap (each >= 0, so never
     below the bound); under `ep`, the dispatch and combine of each MoE layer's tokens too."""
-    shares, bw = measured_shares(ledger, spec, eng, gpus)
-    kernels = per_gpu_times(ledger, shares, gpus, None, bw)
+    shares, bw, peaks = measured_shares(ledger, spec, eng, gpus)
+    kernels = per_gpu_times(ledger, shares, gpus, None, bw, peaks=peaks)
     t_kernels = sum(c * t for c, t in kernels)
-    if eng.attention_share != 1.0:  # attention in a 16-bit network beside sub-16-bit GEMMs
-        kernels = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak, bw)
+    at = eng.attention_share * shares.peak  # attention in a 16-bit network beside FP8 GEMMs
+    if eng.attention_share != 1.0:
+        kernels = per_gpu_times(ledger, shares, gpus, at, bw, peaks=peaks)
     slower = sum(c * t for c, t in kernels) - t_kernels
     attention = {} if eng.attention_share == 1.0 else {ATTENTION_TERM: slower}
     m, g = ledger.model, ledger.model.n_heads // ledger.model.n_kv_heads
     whole = {}
     if (ways := llm.kv_shards(m, gpus)) < gpus:  # each shard of the cache read on g / ways GPUs
-        held = per_gpu_times(ledger, shares, gpus, eng.attention_share * shares.peak, bw, ways)
+        held = per_gpu_times(ledger, shares, gpus, at, bw, ways, peaks)
         whole[SHARED_KV_TERM] = sum(c * t for c, t in held) - sum(c * t for c, t in kernels)
         kernels = held
     once = g in eng.once_groups and -(-m.n_kv_heads // gpus) * ledger.batch >= eng.once_blocks

@@ -57,8 +57,7 @@ def memory_section(s: Setup, c: Capacity) -> Group:
             if round(act, 3) < 0.05
             else f"Activations are {act:.1%} of the total at batch {c.wall:,}: the one token "
             f"in flight per sequence weighs {fmt_kib(c.act_token, 2)} against its cache's "
-            f"{fmt_kib(c.kv_token * S, 2)}, so the activation assumption matters.",
-        ]
+            f"{fmt_kib(c.kv_token * S, 2)}, so the activation assumption matters."]  # fmt: skip
     else:
         alone = one.weights > cap
         need = fmt_gb(one.weights if alone else one.total)

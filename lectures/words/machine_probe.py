@@ -96,8 +96,7 @@ def roofs(r: Roofs, llc_bytes: float, stamp: Text) -> Group:
     table = [
         ["bandwidth beta", fmt_bw(beta), c["bandwidth_threads"], stream],
         ["compute P", fmt_rate(peak), c["matmul_threads"], matmul],
-        ["compute, 1 thread", single, 1, "the same matmul, BLAS limited to 1 thread"],
-    ]
+        ["compute, 1 thread", single, 1, "the same matmul, BLAS limited to 1 thread"]]  # fmt: skip
     less = f"{(1 - median / beta) * 100:.0f}"
     text = f"The fastest streaming add moved {fmt_bw(beta)}; the median call moved "
     text += f"{fmt_bw(median)}, {'about as much' if less == '0' else less + '% less'}. Memory is "
@@ -223,8 +222,7 @@ def operation_observations(ops: Operations) -> Observations:
         f"{skinny['bound']}-bound, {pct(skinny)} of its bound. GEMM M={GEMM_WIDE_M} reuses the "
         f"same weight {GEMM_WIDE_M} times: I = {wide['intensity']:.0f}, {wide['bound']}-bound, "
         f"{pct(wide)}. The square GEMM repeats the calibration's own matmul, so it should sit near "
-        f"100%: {pct(by_name['GEMM square'])}.",
-    ]
+        f"100%: {pct(by_name['GEMM square'])}."]  # fmt: skip
     return Observations(items)
 
 
@@ -247,7 +245,6 @@ def same_flops(s: SameFlops, stamp: Text) -> Group:
         "The pair is small because the add's vectors were sized to the memory budget "
         f"({fmt_bytes(s.add_arrays_bytes, binary=True)} in all). At this size the matmul "
         f"ran at {fmt_rate(rate)}, {fmt_pct(rate / s.peak)} of P; a larger pair would "
-        "widen the gap, since the add's time grows with its bytes.",
-    ]
+        "widen the gap, since the add's time grows with its bytes."]  # fmt: skip
     table = Table(["operation", "F", "D", "I (FLOP/B)", "t_meas", "achieved"], cells, note=note)
     return section("Same FLOPs, different times", table, stamp, items=items, page="")

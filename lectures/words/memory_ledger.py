@@ -78,8 +78,7 @@ def model_facts(
         ("model", f"{params}; {spec.n_layers} layers, d_kv = {spec.d_kv}"),
         ("KV cache", f"{kv} sequence"),
         ("activations", f"{spec.act_bytes_per_token / KIB:.0f} KiB per active token"),
-        ("memory budget", f"{budget / GIB:g} GiB"),
-    ]
+        ("memory budget", f"{budget / GIB:g} GiB")]  # fmt: skip
     return section(f"The {n} model", Facts(facts))
 
 
@@ -112,8 +111,7 @@ def ledger_observations(at: Ledgers, budget: float, kv_per_sequence: float) -> O
         f"The weights cost {m.weights / GIB:.1f} GiB at every batch size. The KV cache "
         f"grows by {_gib(kv_per_sequence)} GiB per sequence: at batch {b} it holds "
         f"{_gib(m.kv_cache)} GiB, {m.kv_cache / m.weights:.2g}x the weights.",
-        f"{says} 'The weights fit, so it runs' checks one term of four.",
-    ]
+        f"{says} 'The weights fit, so it runs' checks one term of four."]  # fmt: skip
     return Observations(items)
 
 
@@ -179,8 +177,7 @@ def decode(
     return Group(
         ledger_table(at, budget, hi.rate, "decode"),
         Text(f"\nlargest decode batch: {rates} (prefill: {m} and {than[1].batch})"),
-        Observations([said]),
-    )
+        Observations([said]))  # fmt: skip
 
 
 def sweep_facts(s: Setup) -> Group:

@@ -87,8 +87,7 @@ def timeline_caption(t: Timeline) -> str:
         "Each bar is one call of a ledger operator during the {time} prompt "
         "pass. No operator ran for {idle} of it: look for the white gaps between bars.",
         time=fmt_time(t.pass_us / 1e6),
-        idle=fmt_pct(1 - t.busy_us / t.pass_us),
-    )
+        idle=fmt_pct(1 - t.busy_us / t.pass_us))  # fmt: skip
 
 
 def timeline_text(t: Timeline) -> Text:
@@ -220,8 +219,7 @@ def phase_observations(phases: Sequence[Phase]) -> Observations:
         f"{_against(dec.kv_allocated, dec.kv_cache)} (capacity ledger); during the prompt pass "
         f"the profiler saw allocations peak {fmt_bytes(pre.peak_bytes)} above its start, "
         f"{_against(pre.peak_bytes, pre.activations)} for activations "
-        f"({ACT_VECTORS_PER_TOKEN} d_model values a token).",
-    ]
+        f"({ACT_VECTORS_PER_TOKEN} d_model values a token)."]  # fmt: skip
     if len(phases) > 2:
         bf = next(p for p in phases if p.precision != pre.precision and p.name == pre.name)
         text = f"In {bf.precision} the prompt pass went "

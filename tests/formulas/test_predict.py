@@ -198,6 +198,16 @@ def test_forecast_is_a_prefill_then_the_mean_decode_step() -> None:
 BARE = predict.EngineRoofs((), 1.0, 0.0, 0.0, None)
 
 
+def test_a_routed_expert_matmul_reads_its_share_at_its_own_rows() -> None:
+    # 1,024 rows (tokens x k) over the 2 experts they reach, bf16 d = f = 1,000: each expert
+    # meets 512 rows, M = F b / (2 W) = 2 x 1,024 x 10^6 x 2 / (2 x 2 x 10^6 x 2) = 512
+    expert = Op("expert up projection", "matmul", 2 * 1024 * 1e6, weight_bytes=2 * 1e6 * 2)
+    eng = dataclasses.replace(BARE, gemm=((512, 0.5), (1024, 1.0)))
+    got = predict.operator_forecast(toy(MATMUL, expert, tokens=1024), SPEC, eng)
+    # the dense matmul at the pass's 1,024 rows (the whole peak), the expert's at 512 (half)
+    assert got == pytest.approx({"mm": 2e12 / P, "expert up projection": 2 * 1024 * 1e6 / (P / 2)})
+
+
 def least_squares(gpu: str) -> tuple[float, float]:
     """(t0, beta) of vidur's one-row projections on `gpu`, by the textbook sums (not statistics)."""
     pts = []

@@ -335,8 +335,7 @@ def expected_layer(m: Model, B: int, T: int, S: int, materialized: bool) -> dict
         "gate projection": (2 * n * d * ff, d * ff * W, n * d * A + n * ff * A, 0),
         "up projection": (2 * n * d * ff, d * ff * W, n * d * A + n * ff * A, 0),
         "SiLU x up": (5 * n * ff, 0, 3 * n * ff * A, 0),  # SiLU 4 + gate 1 per element
-        "down projection": (2 * n * ff * d, ff * d * W, n * ff * A + n * d * A, 0),
-    }
+        "down projection": (2 * n * ff * d, ff * d * W, n * ff * A + n * d * A, 0)}  # fmt: skip
 
 
 def as_tuple(op) -> tuple:

@@ -44,8 +44,7 @@ def test_machines_and_the_headings_of_every_section_by_hand() -> None:
         "it helps only kernels that are compute-bound (and can run in fp8). Quoting the wrong "
         "precision's peak can flip the verdict of the ledger.",
         "This machine's ridge point is 5.0 FLOP/B, measured with numpy in fp32.",
-        absent=["not measured"],
-    )
+        absent=["not measured"])  # fmt: skip
     mine = Roof("Mine", "bf16", 50e12, 1e12, 50.0)
     text = prose(page.machines(Machines((OLD, NEW, NEW8, mine), HERE)))
     assert "Mine (bf16) | 50 TFLOP/s | 1.000 TB/s | 50.0" in text
@@ -64,8 +63,7 @@ def test_machines_and_the_headings_of_every_section_by_hand() -> None:
         "New's fp8 peak is 1/6.00 as much as its bf16 peak in this table, so it helps no kernel.",
         "this machine (numpy, fp32) | not measured (run lecture 01) | - | -",
         "note: this machine is not measured: no record yet",
-        absent=["This machine's ridge point"],
-    )
+        absent=["This machine's ridge point"])  # fmt: skip
     same = Roof("New", "bf16", 200e12, 2e12, 100.0)
     same8 = Roof("New", "fp8", 200e12, 2e12, 100.0)  # prints as the bf16 peak: no faster
     text = prose(page.machines(Machines((OLD, same, same8), None)))
@@ -126,8 +124,7 @@ def test_ledger_by_hand() -> None:
         "a faster arithmetic unit cannot shorten them at all.",
         "The add's intensity does not depend on its size: F and D both grow with the element "
         "count. A GEMM's does: at M = 512 it is already 400.0 FLOP/B, because each weight byte "
-        "is reused by every row of the input.",
-    )
+        "is reused by every row of the input.")  # fmt: skip
     assert page._time(1e-5) == "0.010 ms"  # the edge itself: ms, three decimals
     assert page._time(9e-6) == "9.00 µs"
     low = Roof("Chip", "bf16", 1e12, 1e12, 1.0)  # ridge 1: LayerNorm's 1.5 reaches it
@@ -170,8 +167,7 @@ def test_speedups_by_hand() -> None:
         "For 3 of the 5 operators, twice the compute buys 1.00x: they are memory-bound, and "
         "only more bandwidth (or fewer bytes: fusion, smaller data types) makes them faster.",
         "Within a factor of 2 of the ridge (attention naive), the upgrade that helps pays less "
-        "than 2x: after doubling, the other resource becomes the limit.",
-    )
+        "than 2x: after doubling, the other resource becomes the limit.")  # fmt: skip
     whole = prose(page.speedups(Ledger(R, 2, (ADD, GEMM, IDEAL))))
     assert (
         "For 1 of the 3 operators, twice the compute buys 1.00x: it is memory-bound, and only "
@@ -261,8 +257,7 @@ def test_sweep_by_hand() -> None:
         "GEMM [M, 64] x [64, 64] on Chip, bf16",
         "4 | 150.00 MFLOP | 1.00 MB | 150.00 | compute",
         "crossover: M in (2, 4]: I(2) = 50.00 < I* = 100.0 <= I(4) = 150.00",
-        "smallest integer M with I >= I*: 3",
-    )
+        "smallest integer M with I >= I*: 3")  # fmt: skip
     low = Roof("Chip", "bf16", 1e12, 2e12, 0.5)
     text = prose(page.sweep(Sweep(low, 64, gemm_rows(0.5), Crossover(None, 1), 1, 32.0)))
     assert "crossover: none needed; already compute-bound at M = 1" in text
@@ -343,8 +338,7 @@ ROWS = [
     "128 4.29 GFLOP 35.65 MB 120.47 memory 256 8.59 GFLOP 37.75 MB 227.56 compute",
     "crossover: M in (128, 256]: I(128) = 120.47 < I* = 200.6 <= I(256) = 227.56",
     # 1979 / 989 = 2.00 and 1979 / 312 = 6.34 (datasheets)
-    "H100 SXM's fp8 peak is x2.00 as much as its bf16 peak and x6.34 as much as A100",
-]
+    "H100 SXM's fp8 peak is x2.00 as much as its bf16 peak and x6.34 as much as A100"]  # fmt: skip
 
 
 def test_every_table_prints_the_articles_numbers() -> None:
