@@ -191,7 +191,7 @@ show(
 
 checks = [page.Check(label=lb, predicted=p, measured=m, calibration=c)
           for lb, p, m, c in predict.deepep_check()]  # fmt: skip
-show(page.deepep_section(checks, pub.DEEPEP_TOKENS))
+show(page.deepep_section(checks, pub.DEEPEP_TOKENS, pub.DEEPEP_LL))
 
 # %%
 # 7. Load imbalance: every GPU waits for the busiest

@@ -112,8 +112,7 @@ def quantization_section(s: Setup, quant: Mapping[str, Quant]) -> Group:
         f"The KV cache per token {change(a.kv_token, b.kv_token, _kib, words=SAME)} and "
         "the attention traffic per decode step "
         f"{change(a.attn_bytes, b.attn_bytes, fmt_bytes, words=SAME)}: only --kv "
-        "changes those two.",
-    ]
+        "changes those two."]  # fmt: skip
     title = f"1. Weight-only quantization ({s.precision} compute, batch {B:,}, "
     title += f"context {s.context:,})"
     return section(title, Table([*QUANT, "attn bytes"], rows), items=items)
@@ -141,8 +140,7 @@ def kv_heads_section(s: Setup, variants: Sequence[Variant]) -> Group:
         f"against {fmt_bytes(few.attn_bytes)} per step at batch {B:,} "
         f"({ratio(many.attn_bytes / few.attn_bytes)}), and decode attention runs at "
         f"{many.attn_intensity:.2f} FLOP/byte against {few.attn_intensity:.2f}: each KV head read "
-        "serves the query heads of its group.",
-    ]
+        "serves the query heads of its group."]  # fmt: skip
     title = f"2. KV heads and the KV cache ({s.dtypes.kv} cache, context {S:,}, batch {B:,})"
     return section(title, Table(head, rows), items=items)
 

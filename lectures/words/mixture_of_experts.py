@@ -237,7 +237,7 @@ def ep_section(s: Setup, rows: Sequence[Exchange], node_bw: float, net_bw: float
     return section(title, Table(columns, table), note, items=[sent, against + at_sizes + listed])
 
 
-def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
+def deepep_section(checks: Sequence[Check], tokens: int, source: str = "") -> Group:
     """The model of a call against DeepEP's published latencies, with the error."""
     rows = [
         [c.label, fmt_time(c.predicted), fmt_time(c.measured), f"{_err(c):+.0%}",
@@ -254,7 +254,9 @@ def deepep_section(checks: Sequence[Check], tokens: int) -> Group:
         "the kernels' queues, so what it misses shows where the latency is not bytes.",
     ]
     title = f"6. Checked against DeepEP's published latencies (H800, {tokens} tokens a GPU)"
-    return section(title, Table(["call", "model", "published", "error", "role"], rows), items=items)
+    cited = [f"Source: {source}"] if source else []
+    return section(title, Table(["call", "model", "published", "error", "role"], rows), *cited,
+                   items=items)  # fmt: skip
 
 
 def kernel_section(rows: Sequence[Kernel], tolerance: float = 0.25) -> Group:

@@ -445,6 +445,7 @@ def test_dispatch_combine_and_deepep_by_hand(lecture13: str) -> None:
     assert row(text, "dispatch, EP 8")[1:] == ["77.0 µs", "77.0 µs", "+0%", "calibration"]
     assert row(text, "combine, EP 256")[2] == "360 µs"
     assert text.count("validation") == 11 and text.count("calibration") == 2  # row + prose
+    assert "Source: deepseek-ai/DeepEP README.md (commit 0aaa674" in text
 
 
 def test_other_models_flags_and_batch_one() -> None:
