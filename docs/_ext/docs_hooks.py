@@ -199,7 +199,7 @@ def _source_read(app: Any, docname: str, source: list[str]) -> None:
     elif docname.startswith("auto_lectures/"):
         terms = app.config.course_index_terms.get(docname.removeprefix("auto_lectures/"), ())
         as_run = _BUILD_OUTPUTS.sub(lambda m: m[1] or "figures", source[0])
-        source[0] = with_index_terms(as_run, terms)
+        source[0] = with_index_terms(as_run.replace("  # fmt: skip", ""), terms)
 
 
 #: A toctree caption is role="heading" without a level (axe-core: aria-required-attr).

@@ -134,12 +134,13 @@ def test_the_page_rewrites() -> None:
     # build folders shown as a student's run prints them, index terms under the title
     source = [
         "T\n=\n\nsaved results: docs/_build/lecture_outputs/results/machine.json; "
-        "wrote 4 figure(s) to docs/_build/lecture_outputs/figures/04_make_figures"]  # fmt: skip
+        "wrote 4 figure(s) to docs/_build/lecture_outputs/figures/04_make_figures\n"
+        "   x = f(1, 2)  # fmt: skip\n"]  # fmt: skip
     app = SimpleNamespace(config=SimpleNamespace(course_index_terms={"04_x": ["KV"]}))
     docs_hooks._source_read(app, "auto_lectures/04_x", source)
-    assert source == [
+    assert source == [  # and a code cell shows no formatter directive
         "T\n=\n\n.. index::\n   ! KV\n\n\n"
-        "saved results: results/machine.json; wrote 4 figure(s) to figures"
+        "saved results: results/machine.json; wrote 4 figure(s) to figures\n   x = f(1, 2)\n"
     ]
 
 
