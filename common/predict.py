@@ -130,8 +130,7 @@ def check_fits(
     held = "weights, KV cache and state" if model.linear_layers else "weights and KV cache"
     raise ValueError(
         f"{model.name}'s {held} need {need / GB:,.1f} GB per GPU on {gpus} x {chip.name} "
-        f"({fmt_fraction(cap / GB, 0)} GB each); {advice}"
-    )
+        f"({fmt_fraction(cap / GB, 0)} GB each); {advice}")  # fmt: skip
 
 
 def predict_request(args: Any) -> dict[str, Any]:

@@ -99,8 +99,7 @@ _only = os.environ.get("ROOFLINE_DOCS_RUN", "").strip()
 _unrunnable = "".join(
     rf"(?!{re.escape(s)}\.py)"
     for s, a in _about.items()
-    if any(importlib.util.find_spec(name) is None for name in a.get("needs", ()))
-)
+    if any(importlib.util.find_spec(name) is None for name in a.get("needs", ())))  # fmt: skip
 
 sphinx_gallery_conf = {
     "examples_dirs": str(REPO_ROOT / "lectures"),

@@ -202,6 +202,8 @@ show(page.utilisation_table(utils, spec.peak, spec.mem_bw), page.utilisation_obs
 # - the all-reduce curve of its node or of its engine;
 # - the CPU's scheduling cost per step where the engine leaves the GPU waiting for it, and
 #   its cost per kernel launch where no CUDA graph launches them;
+# - an FP8 layer's *input quantization* where the engine runs it as a kernel of its own
+#   (SGLang before each FP8 linear layer, SGLang and vLLM before a fused MoE's two GEMMs);
 # - the *KV re-read per query head*: a decode attention of one block per query head (vLLM's
 #   before v0.4.3, FasterTransformer's, TensorRT-LLM's masked MHA, which v0.8 to v0.10 run for
 #   any group but XQA's 8 query heads a KV head, and for those too while a GPU's KV heads x

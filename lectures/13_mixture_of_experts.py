@@ -129,7 +129,8 @@ show(page.step_section(setup, steps, crit))
 # layer's routed experts, with the choice of each token's experts and the sum of their
 # outputs. The forecast is what ``python3 -m common.predict --engine vllm`` counts for
 # those operators: the top-k, each expert matmul over the experts reached and the
-# weighted sum, at the H100's measured shares, each no faster than the smallest kernel.
+# weighted sum (in FP8 also the quantization of the experts' input and intermediate), at
+# the H100's measured shares, each no faster than the smallest kernel.
 # The published times only check it.
 
 kernels = []

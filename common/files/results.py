@@ -142,8 +142,7 @@ def new_document(this_machine: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "format_version": FORMAT_VERSION,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "machine": this_machine if this_machine is not None else machine.describe(),
-    }
+        "machine": this_machine if this_machine is not None else machine.describe(),}  # fmt: skip
 
 
 LOCK_NOTICE_S = 3.0  # after this long without the lock, say who we are waiting for
@@ -173,8 +172,7 @@ def locked_folder(folder: Path, notice_s: float = LOCK_NOTICE_S, timeout_s: floa
                 raise ValueError(
                     f"gave up saving after {waited:.0f} s: another run still holds the lock on "
                     f"{display_path(folder)} (a lecture stopped with Ctrl-Z? end it, then run "
-                    "again)"
-                )
+                    "again)")  # fmt: skip
             if not noticed and waited >= notice_s:
                 noticed = True
                 wait = f"waiting for another run to finish saving in {display_path(folder)}"

@@ -51,8 +51,7 @@ def block_sizes(n: int, d_head: int, m_sm: float, elem_bytes: float = 2) -> Bloc
     if m_sm < (least := on_chip_bytes(1, 1, d, b)):
         raise ValueError(
             f"on-chip memory M_sm = {m_sm:,.0f} B is smaller than one row of each block "
-            f"({least:,.0f} B at d_h = {d}, {b:g} B per element)"
-        )
+            f"({least:,.0f} B at d_h = {d}, {b:g} B per element)")  # fmt: skip
     resident = on_chip_bytes(1, n, d, b) <= m_sm  # rule 1: K and V stay on chip
 
     def cols(r: int) -> int:  # rule 2 otherwise: Bc = min(Br, d_h)

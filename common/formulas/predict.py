@@ -268,6 +268,7 @@ class EngineRoofs:
     kv_block: float = 0.0
     once_groups: tuple[int, ...] = ()  #: query heads a KV head read once all the same (XQA's)
     once_blocks: float = 0.0  #: ... only where a GPU's KV heads (rounded up) x batch reach this
+    fp8_quant: tuple[str, ...] = ()  #: FP8 layers whose input it quantizes apart (quantizations)
 
 
 def gemm_share(rows: int, points: Sequence[tuple[int, float]]) -> float:
@@ -297,6 +298,33 @@ SHARED_KV_TERM = "KV cache read on every GPU"
 #: block over its whole cache (``engines.Engine.one_block``): no block streams faster than
 #: the measured kv_block B/s, so a layer takes at least its cache / (blocks x kv_block).
 BLOCK_TERM = "one block per KV head"
+#: The forecast's term for the kernels an engine runs to quantize an FP8 layer's input
+#: (``engines.FP8_QUANT``), each no faster than the floor.
+QUANT_TERM = "FP8 input quantization"
+#: Matmuls an FP8 checkpoint runs in 16 bits: the router (its ReplicatedLinear built with
+#: quant_config=None, as in vLLM's qwen2_moe.py and qwen3_next.py) and the LM head.
+UNQUANTIZED = ("router", "LM head")
+
+
+def quantizations(ledger: PassLedger, eng: EngineRoofs, at: Roofs) -> list[tuple]:
+    """((kernel, count), (count, its time at `at`)) of each input quantization `eng` runs
+    apart (``engines.FP8_QUANT``): "linear", one before each run of adjacent FP8 matmuls on
+    one input (Q, K and V; gate and up); "experts", one before each of a fused MoE's two
+    GEMMs. Each reads the input's n K elements at the activations' bytes and writes them at
+    FP8's, whole on every GPU."""
+    dt, out, last = ledger.dtypes, [], None
+    for op, count in ledger.counted():
+        expert = op.name.startswith("expert ")
+        kept = op.kind != "matmul" or op.name in UNQUANTIZED or not op.weight_bytes
+        fp8 = (dt.experts or dt.weights) if expert else dt.weights
+        if kept or fp8 != "fp8" or ("experts" if expert else "linear") not in eng.fp8_quant:
+            last = None
+        elif last != (op.inputs, count):  # not the input the matmul before it read
+            q = Op(f"{op.name} input quantization", "elementwise", op.inputs,
+                   act_bytes=op.inputs * (dt.act_bytes + bytes_per_elem("fp8")))  # fmt: skip
+            t = roofline.lower_bound_time(q.flops, q.nbytes, at.peak, at.mem_bw)
+            out, last = [*out, ((q, count), (count, t))], (op.inputs, count)
+    return out
 
 
 @dataclass(frozen=True)
@@ -359,8 +387,7 @@ def ep_network(chip: Chip, ep: int, dispatch_bytes: float) -> EPNetwork:
     notes = (
         f"EP dispatch and combine: {where}, {latency * 1e6:,.0f} µs a call (DeepEP's EP-8 "
         "dispatch on H800s less its bytes; checked on its other 11 latencies); attention "
-        "data-parallel, so no all-reduce",
-    )
+        "data-parallel, so no all-reduce",)  # fmt: skip
     return EPNetwork(ep, node, chip.link_bw, pub.CX7_IB.value, latency, dispatch_bytes, 2.0,
                      notes)  # fmt: skip
 
@@ -422,7 +449,7 @@ def operator_forecast(ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: i
     several kinds of layer: its last): its time at ``measured_shares``, no less than the floor."""
     shares, bw, peaks = measured_shares(ledger, spec, eng, gpus)
     times = per_gpu_times(ledger, shares, gpus, None, bw, peaks=peaks)
-    ops = zip(ledger.counted(), times, strict=True)
+    ops = [*zip(ledger.counted(), times, strict=True), *quantizations(ledger, eng, shares)]
     return {op.name: max(eng.floor, t) for (op, _), (_, t) in ops}
 
 
@@ -464,6 +491,7 @@ def forecast_terms(
     ring = comm_time(ledger, gpus, at, None)  # the bytes on the measured curve's own link
     measured = comm_time(ledger, gpus, spec.link_bw, eng.curve)
     ways = zip(EP_TERMS, ("dispatch", "combine"), strict=True) if ep else ()
+    quant = quantizations(ledger, eng, shares)
     exchange = {  # under `ep`: each MoE layer sends its tokens to their experts and back
         t: m.moe_layers * ep_call(ledger.tokens, ep, w, m.d_model, m.experts_per_token)
         for t, w in ways}  # fmt: skip
@@ -473,6 +501,7 @@ def forecast_terms(
         **attention, **whole, **reread, **block,
         "all-reduce beyond ring bytes": max(0.0, measured - ring),
         "kernel floor": sum(c * max(0.0, eng.floor - t) for c, t in read),
+        **({QUANT_TERM: sum(c * max(eng.floor, t) for _, (c, t) in quant)} if quant else {}),
         "CPU launch per kernel": sum(c for c, _ in kernels) * eng.launch,
         "fixed cost per step": eng.step, **exchange,
     }  # fmt: skip
@@ -681,6 +710,9 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     notes += [
         n for t, n in ((eng.launch, engines.NO_LAUNCH), (eng.step, engines.NO_STEP)) if t is None
     ]
+    if precision == "fp8" and "linear" not in eng.fp8_quant:
+        what = "linear layers outside a fused MoE" if eng.fp8_quant else "layers"
+        notes.append(engines.FP8_QUANT_NONE.format(what=what))
     launch, step = (0.0 if t is None else t.value for t in (eng.launch, eng.step))
     link = None if terms is None or home.link_bw_figure is None else home.link_bw  # the curve's
 
@@ -698,4 +730,5 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     block = rate(engines.KV_BLOCK, BLOCK_TERM, "block's stream") if eng.one_block else 0.0
     return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention,
                        walk, eng.kv_reads == engines.KV_COPIES, gemv, link, block,
-                       eng.once_groups, sms / engines.XQA_MIN_BLOCK_FACTOR)  # fmt: skip
+                       eng.once_groups, sms / engines.XQA_MIN_BLOCK_FACTOR,
+                       eng.fp8_quant)  # fmt: skip

@@ -225,15 +225,13 @@ def add_flags(parser: cli.Parser, lecture: str) -> cli.Parser:
         default=default.memory_bytes / GIB,
         metavar="GIB",
         help="resident memory the measurements may use, in GiB "
-        f"(default {default.memory_bytes / GIB:g}); sizes shrink to fit it",
-    )
+        f"(default {default.memory_bytes / GIB:g}); sizes shrink to fit it",)  # fmt: skip
     parser.add_argument(
         "--time-limit",
         type=cli.number_in(1.0, MAX_SECONDS, "time limit"),
         default=default.seconds,
         metavar="S",
-        help=f"seconds the run aims to take (default {default.seconds:g})",
-    )
+        help=f"seconds the run aims to take (default {default.seconds:g})",)  # fmt: skip
     return parser
 
 
@@ -335,8 +333,7 @@ def profiled_shrink(model: Model, plan: Budget, asked: int | None) -> int:
     raise ValueError(
         f"--shrink {asked}: one layer's fp32 weights ({weights_bytes(asked) / GIB:.2f} GiB) need "
         f"more than --memory-limit {plan.memory_bytes / GIB:g} GiB allows; "
-        + (f"use --shrink {fitting} or more" if fitting else "raise --memory-limit")
-    )
+        + (f"use --shrink {fitting} or more" if fitting else "raise --memory-limit"))  # fmt: skip
 
 
 def profiled_layers(model: Model, layer_s: float, runs: int, plan: Budget) -> int:

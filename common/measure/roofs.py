@@ -200,8 +200,7 @@ class RoofRun:
                     stream, r, rounds, budget["bandwidth_min_repeat"], budget["bandwidth_s"]
                 )
                 self.mm_times += self._round(
-                    matmul, r, rounds, budget["matmul_min_repeat"], budget["matmul_s"]
-                )
+                    matmul, r, rounds, budget["matmul_min_repeat"], budget["matmul_s"])  # fmt: skip
         # Two calls, only to compare thread counts: the operands are already hot, the best of
         # two absorbs the thread change.
         with blas_threads(1):

@@ -87,8 +87,7 @@ def int_in(lo: int, hi: int, what: str = "integer") -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected {kind}, got {_shown(text)}") from None
         if not lo <= value <= hi:
             raise argparse.ArgumentTypeError(
-                f"expected {kind} from {lo:,} to {hi:,}, got {_shown(text)}"
-            )
+                f"expected {kind} from {lo:,} to {hi:,}, got {_shown(text)}")  # fmt: skip
         return value
 
     parse.__name__ = what
@@ -131,8 +130,7 @@ def one_of(choices: Iterable[str], what: str) -> Callable[[str], str]:
         key = text.strip().lower()
         if key not in lowered:
             raise argparse.ArgumentTypeError(
-                f"unknown {what} {_shown(text)}; choose one of: {', '.join(valid)}"
-            )
+                f"unknown {what} {_shown(text)}; choose one of: {', '.join(valid)}")  # fmt: skip
         return lowered[key]
 
     parse.__name__ = what  # argparse names the type in some messages

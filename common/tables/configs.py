@@ -123,8 +123,7 @@ class _Keys:
         if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= LARGEST:
             raise ValueError(
                 f"config key {key!r} must be {'a positive' if least else 'a whole'} integer "
-                f"up to {LARGEST:,}, got {shown(repr(value), 40)}"
-            )
+                f"up to {LARGEST:,}, got {shown(repr(value), 40)}")  # fmt: skip
         return value
 
 

@@ -106,6 +106,22 @@ HF_REPEAT_KV = (
 KV_ONCE, KV_PER_HEAD, KV_COPIES = "once", "per query head", "copies"
 KV_SOURCES = {KV_ONCE: FLASH_DECODE, KV_PER_HEAD: MMHA, KV_COPIES: HF_REPEAT_KV}
 
+#: An FP8 (w8a8) layer's GEMM takes FP8 activations: some engines quantize its input in a
+#: kernel of its own, the work of FP8_QUANT ("linear": each FP8 linear layer; "experts": a
+#: fused MoE call, its input before the gate and up GEMM and its intermediate before the down).
+FP8_QUANT = (
+    "sgl-project/sglang python/sglang/srt/layers/quantization/fp8_utils.py (commit 002ed7e): "
+    "deepgemm_w8a8_block_fp8_linear_with_fallback and triton_w8a8_block_fp8_linear quantize "
+    "the input (per_token_group_quant_fp8), then run the FP8 GEMM, and SGLang's profile of a "
+    "per-tensor FP8 model on 8 GPUs has one static_quant_fp8 launch to each FP8 GEMM's (1,760 "
+    "each: BBuf/AI-Infra-Auto-Driven-SKILLS issue #1, its kernel table); SGLang's "
+    "fused_moe_triton/fused_moe_triton_kernels.py (commit 018e2ed) and vLLM's "
+    "fused_moe/fused_moe.py (commit 000d145, fused_experts_impl) quantize the input of each "
+    "of a fused MoE's two grouped GEMMs; checked 2026-12-08")  # fmt: skip
+FP8_QUANT_NONE = (
+    "input quantization of FP8 {what}: none counted (no source here that this engine class "
+    "runs it as a kernel of its own)")  # fmt: skip
+
 #: The activations an engine keeps between kernels when it stores weights in fewer than 2
 #: bytes (FP8_ENGINE_BUILD): the network stays 16-bit, so what a kernel reads and writes
 #: besides weights and cache, and every all-reduce message, is 2 bytes an element.
@@ -286,14 +302,12 @@ VIDUR_GEMM_MS = {
     ("h100", 1): (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987),
     ("h100", 2): (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499),
     ("h100", 4): (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
-    ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),
-}
+    ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),}  # fmt: skip
 #: and the SMALL_KERNELS at one token, by generation, in seconds: the A100's are the
 #: measurement table's (measurements.VIDUR_A100_SMALL_KERNELS), the H100's from its file.
 VIDUR_SMALL_S = {
     "a100": tuple(m.seconds for m in VIDUR_A100_SMALL_KERNELS),
-    "h100": tuple(ms * MS for ms in (0.004, 0.001, 0.006, 0.004)),
-}
+    "h100": tuple(ms * MS for ms in (0.004, 0.001, 0.006, 0.004)),}  # fmt: skip
 
 
 def _vidur(
@@ -395,6 +409,7 @@ class Engine:
     #: the groups (query heads a KV head) its once-reading decode kernel takes, the others read
     #: per query head by its masked MHA (empty: it takes any)
     once_groups: tuple[int, ...] = ()
+    fp8_quant: tuple[str, ...] = ()  #: the FP8 layers whose input it quantizes apart (FP8_QUANT)
 
 
 # vLLM's CPU work per step before multi-step scheduling, every step (VLLM_RFC_6854; measured
@@ -419,7 +434,7 @@ ENGINES: dict[str, Engine] = {
     "vllm": Engine(
         "continuous-batching server (vLLM): CUDA graphs in decode, CPU scheduling each step",
         Term("vLLM CPU cost per step (GPU bubble, amortised over 8)", 4 * MS / 8, VLLM_RFC_6854),
-        **VLLM_OWN_ALLREDUCE),
+        fp8_quant=("experts",), **VLLM_OWN_ALLREDUCE),
     "trtllm": Engine(  # multi-block mode on: executor.h (commit 879039f), multiBlockMode = true
         "fused engine with CUDA graphs and a C++ runtime (TensorRT-LLM from v0.12: XQA, "
         "multi-block mode on by default, its custom all-reduce)", **TRTLLM_OWN),
@@ -428,7 +443,7 @@ ENGINES: dict[str, Engine] = {
     "sglang": Engine(
         "continuous-batching server with CUDA graphs and its CPU work overlapped with the GPU's "
         "(SGLang from v0.4), its custom all-reduce (vLLM's, as sgl-kernel carries it)",
-        **VLLM_OWN_ALLREDUCE),
+        fp8_quant=("linear", "experts"), **VLLM_OWN_ALLREDUCE),
     "trtllm-single-block": Engine(
         "as trtllm, TensorRT-LLM v0.8 to v0.10: one decode-attention thread block per (sequence, "
         "KV head) over its whole cache (multi-block mode a build option, off by default), by "

@@ -22,8 +22,7 @@ from typing import Any
 
 TABLES = (
     "common/hw_specs.py",
-    *(f"common/tables/{t}.py" for t in ("models", "measurements", "assumptions")),
-)
+    *(f"common/tables/{t}.py" for t in ("models", "measurements", "assumptions")),)  # fmt: skip
 
 
 DICT_FIX = "a dict keeps only the last, so delete one"
@@ -51,8 +50,7 @@ def _duplicates(keys: Iterable[tuple[object, int]], what: str, where: str, fix: 
         if key is not None and key in seen:
             raise SlipError(
                 f"{where} line {line}: {what} {key!r} is listed twice (lines {seen[key]} and "
-                f"{line}); {fix}"
-            )
+                f"{line}); {fix}")  # fmt: skip
         seen[key] = line
 
 

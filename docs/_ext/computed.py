@@ -87,8 +87,7 @@ def _base_namespace() -> types.MappingProxyType[str, Any]:
             if name in namespace and not _same(namespace[name], value):
                 raise ComputedError(
                     f"name clash in the :computed: namespace: {name!r} is defined by "
-                    f"{module_name} and by an earlier module"
-                )
+                    f"{module_name} and by an earlier module")  # fmt: skip
             namespace[name] = value
     return types.MappingProxyType(namespace)
 
@@ -200,8 +199,7 @@ def evaluate(
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise ComputedError(
             f":computed:`{source}` gave {type(value).__name__} {value!r}; "
-            'return text (format it, e.g. f"{x:.1f}" or a fmt_* helper) or an int'
-        )
+            'return text (format it, e.g. f"{x:.1f}" or a fmt_* helper) or an int')  # fmt: skip
     return str(value)
 
 
@@ -250,8 +248,7 @@ def catalog_words(env: Any, domain: str, what: str, where: Any = None) -> Callab
             logger.warning(
                 "no translation of the %s %.70r in %s.po (run make gettext, then translate)",
                 *(what, message, domain),
-                location=where,
-            )
+                location=where,)  # fmt: skip
         return table.get(message, message)
 
     return translate

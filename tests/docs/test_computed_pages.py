@@ -83,8 +83,7 @@ def test_the_corner_of_the_drawn_ranges_and_a_missing_peak() -> None:
     # compute-bound on both chips, so its gain is the compute ratio 989 / 312 = x3.17.
     assert (
         "x3.17 faster on an H100 than on an A100: the compute ratio (x3.17), not the bandwidth "
-        "ratio (x2.15)." in texts["misconceptions.rst"]
-    )
+        "ratio (x2.15)." in texts["misconceptions.rst"])  # fmt: skip
     # LayerNorm at I = 1.5 against I* = 0.50: 300% of the ridge, compute-bound, not deep
     operators = texts["operator-ledgers.rst"]
     assert "ridge point: in the compute-bound regime." in operators

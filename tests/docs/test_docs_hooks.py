@@ -33,8 +33,7 @@ def declaring(folder: Path, body: str, after: str = "", name: str = "99_toy.py")
         + "".join(f"    {line}\n" for line in body.splitlines())
         + "    return parser\n\n\n"
         + after,
-        encoding="utf-8",
-    )
+        encoding="utf-8",)  # fmt: skip
     return lecture
 
 
@@ -123,8 +122,7 @@ def test_the_page_rewrites() -> None:
     docs_hooks._page_context(None, "", "", context, None)
     assert context["body"] == (
         '<p class="caption" role="heading" aria-level="2">'
-        '<span class="caption-text">Contents</span></p>'
-    )
+        '<span class="caption-text">Contents</span></p>')  # fmt: skip
     # index terms go under the page title
     page = ".. _label:\n\n\nA title\n=======\n\nText.\n"
     out = docs_hooks.with_index_terms(page, ["KV cache", "  "])
@@ -227,8 +225,7 @@ def test_each_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> Non
             "say": "Peak {p}, {side}.",
             "fields": {"p": "1.0 TB/s", "side": {"say": "left", "fields": {}}},
         },
-        "name": "b.png",
-    }
+        "name": "b.png",}  # fmt: skip
 
 
 @pytest.mark.parametrize(

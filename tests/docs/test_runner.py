@@ -119,8 +119,7 @@ class Panel:
         self.page.wait_for_function(
             f"(el) => Number(el.dataset.runs || 0) > {runs}",
             arg=self.root.element_handle(),
-            timeout=READY_MS,
-        )
+            timeout=READY_MS,)  # fmt: skip
         return self.output
 
     def run(self) -> str:
@@ -136,8 +135,7 @@ class Panel:
         self.page.wait_for_function(
             f"(el) => Number(el.dataset.charts || 0) >= {charts}",
             arg=self.root.element_handle(),
-            timeout=READY_MS,
-        )
+            timeout=READY_MS,)  # fmt: skip
 
 
 def fetched(since: int = 0, part: str = ".wasm") -> list[str]:
@@ -282,8 +280,7 @@ def test_an_exercise_answer_follows_the_edited_table(visit: Visitor) -> None:
     assert targets == list(conf_value("runner_exercises"))
     panel = Panel(page, ".rl-runner[data-target='v5e-int8']")
     assert panel.root.locator(".rl-runner-command").inner_text() == (
-        "python3 -m common.exercises v5e-int8"
-    )
+        "python3 -m common.exercises v5e-int8")  # fmt: skip
     start = len(SERVED)
     for peak, literal in ((V5E_INT8_PEAK, ""), (2 * V5E_INT8_PEAK, "788e12")):
         if literal:
@@ -333,8 +330,7 @@ def test_a_lecture_offers_its_own_flags(visit: Visitor) -> None:
     panel.choose("--chip", "h200")
     panel.wait_top("H200 = Chip(")  # the table follows the chip chosen
     assert panel.root.locator(".rl-runner-command").inner_text() == (
-        f"python3 lectures/{stem}.py --model llama-2-7b --chip h200"
-    )
+        f"python3 lectures/{stem}.py --model llama-2-7b --chip h200")  # fmt: skip
     out = panel.run()
     assert panel.status.startswith("Ran in"), out
     assert MODELS["llama-2-7b"].name in out and CHIPS["h200"].name in out

@@ -145,15 +145,13 @@ def test_every_module_of_the_course_imports_with_numpy_and_matplotlib_absent(
     fake.write_text(
         "import _course\nimport numpy as np\nfrom common.hw_specs import H100\n"
         "from scipy import linalg\n\ndef later():\n    import torch\n",
-        encoding="utf-8",
-    )
+        encoding="utf-8")  # fmt: skip
     (tmp_path / "_course.py").write_text("", encoding="utf-8")
     assert runner.foreign_imports(fake) == ["numpy", "scipy"]
     config = SimpleNamespace(
         runner_lectures={"99_fake": ()},
         runner_exercises=(),
-        sphinx_gallery_conf={"examples_dirs": str(tmp_path)},
-    )
+        sphinx_gallery_conf={"examples_dirs": str(tmp_path)})  # fmt: skip
     with pytest.raises(runner.ExtensionError, match=r"99_fake\.py cannot run in the browser"):
         runner.check_config(SimpleNamespace(config=config), config)
 
@@ -166,8 +164,7 @@ def test_pack_course_holds_the_repository_files_and_is_reproducible(tmp_path: Pa
     assert "common/hw_specs.py" in names and "common/shell/cli.py" in names
     # the lectures and their first line; their words: the test above
     assert [n for n in names if n.startswith("lectures/") and "/words/" not in n] == sorted(
-        [*(f"lectures/{s}.py" for s in stems), "lectures/_course.py"]
-    )
+        [*(f"lectures/{s}.py" for s in stems), "lectures/_course.py"])  # fmt: skip
     assert "docs/_static/runner/live.py" in names  # the chart adapter the harness loads
     assert not any("__pycache__" in n or not n.endswith((".py", ".csv")) for n in names)
     assert "common/tables/trtllm_0_9_dli.csv" in names  # lecture 11's bulk check reads it
@@ -287,8 +284,7 @@ def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
     assert (exercise["status"], stream(exercise, "stderr")) == (
         1,
         "common.exercises: error: v5e-int8: TPU v5e int8 peak FLOP/s must be a positive "
-        "finite number, got 0\n",
-    )
+        "finite number, got 0\n",)  # fmt: skip
     said = []
     for table, run in zip(tables, runs, strict=True):
         proc = terminal(course, table, ["lectures/02_roofline_basics.py"], tmp_path)
@@ -305,12 +301,10 @@ def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
     assert re.fullmatch(
         r"common/hw_specs\.py line \d+: chip h100 \(H100 SXM\) is missing its field "
         r"mem_capacity_figure\n",
-        said[3],
-    )
+        said[3],)  # fmt: skip
     assert said[4] == (
         f"common/hw_specs.py line {closed_line}: closing parenthesis '}}' does not match "
-        f"opening parenthesis '(' on line {opened_line}\n"
-    )
+        f"opening parenthesis '(' on line {opened_line}\n")  # fmt: skip
     assert good["status"] == 0 and "ridge 295 FLOP/B" in stream(good, "stdout")
 
 
@@ -456,8 +450,7 @@ def test_an_edited_peak_moves_the_ridge_the_critical_batch_and_the_figure(
         {"kind": "lecture", "target": "02_roofline_basics", "table": TABLE},
         {"kind": "lecture", "target": "02_roofline_basics", "table": TABLE, "chart": True},
         {"kind": "lecture", "target": "02_roofline_basics", "table": edited, "chart": True},
-        tmp=tmp_path,
-    )
+        tmp=tmp_path,)  # fmt: skip
     assert plain["charts"] == [] and plain["argv"] == ["lectures/02_roofline_basics.py"]
     # The chart's run prints what the terminal prints, less the text chart the figure
     # replaces (lecture 02 draws its roofline in text only without a figure).
@@ -579,8 +572,7 @@ def test_plain_math_writes_tex_without_markup_and_no_exercise_prints_tex() -> No
         r"I^* = \frac{P_{\text{peak}}}{\beta}": "I^* = P_peak / beta",
         r"T = \max\!\left(\frac{F}{P},\; \frac{D}{\beta}\right)": "T = max(F / P, D / beta)",
         r"\frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*": "(2 B d^2) / (4 (d^2 + 2 B d)) >= I^*",
-        r"2BSLd_{kv}b_{kv} \leq \text{budget}": "2BSLd_kv b_kv <= budget",
-    }
+        r"2BSLd_{kv}b_{kv} \leq \text{budget}": "2BSLd_kv b_kv <= budget",}  # fmt: skip
     assert {tex: plain(tex) for tex in said} == said
     for exercise in ALL:
         out = format_exercise(exercise)
@@ -594,8 +586,7 @@ def test_no_label_bypasses_say() -> None:
     bare_literals = re.findall(
         r'(?:\b(?:text|title|label)|"aria-label"):\s*(?:"[^"]|`(?!\$\{))[^\n]*'
         r'|\b(?:setStatus\(panel|stale\(view|announce\(|boot\()\s*,?\s*(?:"[^"]|`)[^\n]*',
-        SOURCE,
-    )
+        SOURCE,)  # fmt: skip
     assert not bare_literals, "labels not passed through say():\n" + "\n".join(bare_literals)
     # nor as text or a label written into the panel's HTML template
     html = re.findall(r'>[A-Za-z][^<$`]*<|(?:title|aria-label)="[A-Za-z][^"]*"', SOURCE)
@@ -609,8 +600,7 @@ def test_the_panel_words_are_the_runner_catalog() -> None:
     assert {"Run", "Stop", "Ran in {seconds} s."} <= set(words)  # the reader finds say()s
     assert (
         "Edit the hardware table, then press Run: your browser works this answer out again "
-        "with the course's own code." in words
-    )
+        "with the course's own code." in words)  # fmt: skip
     catalog = translations(RUNNER_PO)
     assert set(catalog) == {*runner.PANEL_WORDS, *words}
     for english, chinese in catalog.items():  # each has its Chinese, placeholders and tags kept

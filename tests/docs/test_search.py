@@ -33,8 +33,7 @@ def search_results(visit: Visitor, query: str, edition: str = "") -> list[tuple[
         """items => items.map(li => [
           (li.className.match(/kind-(\\w+)/) || [, ""])[1],
           li.querySelector("a").getAttribute("href").split("#")[0],
-          (li.querySelector("p.context") || {}).innerText || ""])""",
-    )
+          (li.querySelector("p.context") || {}).innerText || ""])""")  # fmt: skip
 
 
 #: A term and the pages about it (lecture or concept): one must be among the first three.
@@ -97,8 +96,7 @@ def test_search(visit: Visitor, exercise_answers_text: str, query: str) -> None:
                 assert chunk not in exercise_answers_text, f"answer text in a snippet: {chunk!r}"
             assert not re.search(r"[\\{}$]|\\(frac|text|math)", snippet), f"TeX in: {snippet!r}"
             assert not re.search(r"\bimport \w|print\(|\w+\(\)|>>>|^\s*#", snippet), (
-                f"code in a snippet: {snippet!r}"
-            )
+                f"code in a snippet: {snippet!r}")  # fmt: skip
     visit.check()
 
 

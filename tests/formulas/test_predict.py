@@ -208,6 +208,28 @@ def test_a_routed_expert_matmul_reads_its_share_at_its_own_rows() -> None:
     assert got == pytest.approx({"mm": 2e12 / P, "expert up projection": 2 * 1024 * 1e6 / (P / 2)})
 
 
+def test_an_fp8_layers_input_quantized_apart_costs_a_kernel_by_hand() -> None:
+    # SGLang quantizes each FP8 linear layer's input in a kernel of its own: Q, K and V one,
+    # then the output, up and down projections (4 a layer); vLLM a fused MoE's two only; the
+    # router and LM head stay 16-bit (engines.FP8_QUANT). Each no faster than the floor:
+    spec, fp8, floor = predict.spec_roofs(H100, "fp8"), predict.engine_dtypes("fp8", "sglang"), 5e-6
+    sglang, vllm = (dataclasses.replace(BARE, floor=floor, fp8_quant=q)
+                    for q in (("linear", "experts"), ("experts",)))  # fmt: skip
+    dense = tf.decode_ledger(TINY, 3, 10, fp8)
+    assert predict.forecast_terms(dense, spec, sglang, 1)[predict.QUANT_TERM] == 2 * 4 * floor
+    for eng, dt in ((vllm, fp8), (sglang, DTypes())):  # vLLM's dense layers; 16-bit weights
+        assert predict.QUANT_TERM not in predict.forecast_terms(tf.decode_ledger(TINY, 3, 10, dt),
+                                                                spec, eng, 1)  # fmt: skip
+    # no floor: 3 tokens' inputs of width d, d, d, d_ff (256 x 3, 1,024), 2 bytes in, 1 out
+    got = predict.forecast_terms(dense, SPEC, dataclasses.replace(sglang, floor=0.0), 1)
+    assert got[predict.QUANT_TERM] == pytest.approx(2 * 3 * (3 * 256 + 1024) * 3 / BW)
+    # Mixtral's 2 MoE layers: the experts' input and intermediate; SGLang's Q K V and output
+    mix = tf.decode_ledger(dataclasses.replace(get_model("mixtral-8x7b"), n_layers=2), 1, 10, fp8)
+    got = [predict.forecast_terms(mix, spec, e, 1)[predict.QUANT_TERM] for e in (vllm, sglang)]
+    assert got == pytest.approx([2 * 2 * floor, 2 * 4 * floor])
+    assert "expert down projection input quantization" in predict.operator_forecast(mix, spec, vllm)
+
+
 def least_squares(gpu: str) -> tuple[float, float]:
     """(t0, beta) of vidur's one-row projections on `gpu`, by the textbook sums (not statistics)."""
     pts = []
