@@ -72,7 +72,7 @@ cache_list = [(c.name, c.size_bytes) for c in caches.data_caches(caches.read_cac
 llc_bytes, reported_llc = roofs.llc_bytes()[0], caches.last_level_cache_bytes()
 show(
     page.machine_facts(desc, cache_list, llc_bytes, caches.available_memory_bytes()),
-    probe.built_here(desc, llc_bytes, "01_machine_probe.py"),)  # fmt: skip
+    probe.built_here(desc, llc_bytes, "01_machine_probe.py"))  # fmt: skip
 
 # %%
 # Calibrate the two roofs
@@ -302,7 +302,7 @@ f_mm, d_mm = numpy_ops.attention_matmul_counts(seq, dh)
 f_sm, d_sm = numpy_ops.attention_softmax_counts(seq)
 phases = {  # measured time and roofline bound of each phase
     "matmuls": (t_att_mm, roofline.lower_bound_time(f_mm, d_mm, peak, beta)),
-    "softmax": (t_att_sm, roofline.lower_bound_time(f_sm, d_sm, peak, beta)),}  # fmt: skip
+    "softmax": (t_att_sm, roofline.lower_bound_time(f_sm, d_sm, peak, beta))}  # fmt: skip
 zero_fill_s = vec / beta  # one more write pass over a vector
 fused_ln_bytes = 2 * 4 * ln_rows * ln_d  # read x once, write y once
 show(page.operation_observations(page.Operations(rows, ridge, phases, zero_fill_s, fused_ln_bytes)))
@@ -332,7 +332,7 @@ t_same = roofs.best_time(make_gemm(m_same, m_same, m_same), repeat=5, budget_s=b
 t_add = rows[0]["t_meas_s"]  # the add timed above
 same = {
     "matmul": dict(name=f"GEMM {m_same}^3", shape=f"{m_same}x{m_same}x{m_same}", flops=f_same),
-    "elementwise": dict(name=f"add [{n}]", shape=f"[{n}]", flops=f_add),}  # fmt: skip
+    "elementwise": dict(name=f"add [{n}]", shape=f"[{n}]", flops=f_add)}  # fmt: skip
 same["matmul"].update(bytes=d_same, t_meas_s=t_same)
 same["elementwise"].update(bytes=d_add, t_meas_s=t_add)
 show(page.same_flops(page.SameFlops(same["matmul"], same["elementwise"], peak, 3 * vec), stamp))
@@ -350,6 +350,6 @@ payload = {
     "operations": rows,
     "attention_phases": attention_phases,
     "same_flops": {**same, "flop_ratio": f_add / f_same, "time_ratio": t_add / t_same},
-    "mode": "quick" if args.quick else "full",}  # fmt: skip
+    "mode": "quick" if args.quick else "full"}  # fmt: skip
 saved = results.save_section("probe", payload, args.results, this_machine=desc)
 show(display.Text(f"\nsaved results: {display_path(saved)}"))

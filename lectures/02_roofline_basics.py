@@ -68,7 +68,7 @@ basic_ops = [  # (name, FLOPs, bytes)
     # z = x + y: one addition per element; read x and y, write z.
     ("vector add", float(VECTOR_LEN), 3 * VECTOR_LEN * BF16),
     # x . y: a multiply per element and one addition fewer; read x and y, write one number.
-    ("dot product", 2.0 * VECTOR_LEN - 1, (2 * VECTOR_LEN + 1) * BF16),]  # fmt: skip
+    ("dot product", 2.0 * VECTOR_LEN - 1, (2 * VECTOR_LEN + 1) * BF16)]  # fmt: skip
 basic_ops += [(page.matmul_name(B), *roofline.matmul_counts(B, K, N)) for B in BATCHES]
 op_intensity = {name: roofline.intensity(f, d) for name, f, d in basic_ops}
 
@@ -104,7 +104,7 @@ CASES = [  # (chip, compute precision, element formats of X, W and the output)
     (B300, "nvfp4", ("nvfp4", "nvfp4", "bf16")),
     (TPU_V5E, "bf16", ("bf16", "bf16", "bf16")),
     (TPU_V5E, "int8", ("int8", "int8", "int8")),
-    (TPU_V6E, "bf16", ("bf16", "bf16", "bf16")),]  # fmt: skip
+    (TPU_V6E, "bf16", ("bf16", "bf16", "bf16"))]  # fmt: skip
 
 rows = {
     (c.key, p): page.Ridge(
@@ -136,7 +136,7 @@ show(*page.ridges(part2))
 V5E_CASES = [  # (case, compute precision, element formats of X, W and the output)
     ("ex. 1: int8 X and W", "int8", ("int8", "int8", "int8")),
     ("ex. 2: int8 W, bf16 X", "bf16", ("bf16", "int8", "bf16")),
-    ("all bf16", "bf16", ("bf16", "bf16", "bf16")),]  # fmt: skip
+    ("all bf16", "bf16", ("bf16", "bf16", "bf16"))]  # fmt: skip
 v5e = []  # (case, compute, ridge, bytes per weight, book's B, exact B)
 for case, precision, formats in V5E_CASES:
     w_bytes, v5e_ridge = bytes_per_elem(formats[1]), TPU_V5E.ridge_point(precision)

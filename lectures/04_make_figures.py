@@ -195,4 +195,4 @@ show(drawn(path, figures.speedup_caption(), "the roofline formula"))
 show(
     figures.written_table(written),
     figures.drawn_observations(*calibration, points, rows, model, batches, rates, budget),
-    display.Text(f"wrote {len(written)} figure(s) to {display_path(OUTDIR)}"),)  # fmt: skip
+    display.Text(f"wrote {len(written)} figure(s) to {display_path(OUTDIR)}"))  # fmt: skip

@@ -145,7 +145,7 @@ def demo_script(folder: Path, body: str) -> Path:
     script.write_text(
         f"import os\nimport sys\nsys.path.insert(0, {str(REPO)!r})\n"
         "from common.shell import boot\n\nboot.start()\n" + textwrap.dedent(body),
-        encoding="utf-8",)  # fmt: skip
+        encoding="utf-8")  # fmt: skip
     return script
 
 

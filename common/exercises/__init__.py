@@ -551,7 +551,7 @@ def tiled_compute_bound_answer(n: int = 8192, d_head: int = 128, precision: str 
             f"{need:,} bytes ({fmt_bytes(need, True, digits=0)}){less_does}",
             f"That is {claims.than(need / have)} the {fmt_bytes(have, True, digits=0)} of shared "
             f"memory one SM offers: {enough} Real kernels also keep S and the accumulator in "
-            "registers, and the L2 cache serves rereads.",]  # fmt: skip
+            "registers, and the L2 cache serves rereads."]  # fmt: skip
     formula = r"\frac{4N^2 d_h + 5N^2}{b\,N d_h\,(2 + 2\lceil N/B_r \rceil)} \ge I^{\ast}"
     formula += r",\quad M_{sm} \ge U(B_r, \min(B_r, d_h))"
     headers = ("on chip", "M_sm", "Br x Bc", "T_r", "D", "I (FLOP/B)")

@@ -142,7 +142,7 @@ def new_document(this_machine: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "format_version": FORMAT_VERSION,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "machine": this_machine if this_machine is not None else machine.describe(),}  # fmt: skip
+        "machine": this_machine if this_machine is not None else machine.describe()}  # fmt: skip
 
 
 LOCK_NOTICE_S = 3.0  # after this long without the lock, say who we are waiting for

@@ -298,4 +298,4 @@ def merge_call_costs(*records: dict[str, Any]) -> dict[str, Any]:
     return call_costs(
         min(r["call_seconds"] for r in records),
         fastest("below_threshold_seconds"),
-        fastest("above_threshold_seconds"),)  # fmt: skip
+        fastest("above_threshold_seconds"))  # fmt: skip

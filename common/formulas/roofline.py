@@ -50,7 +50,7 @@ def speedup_2x(flops: float, nbytes: float, peak: float, bw: float) -> tuple[flo
     t0 = lower_bound_time(flops, nbytes, peak, bw)
     return (
         t0 / lower_bound_time(flops, nbytes, 2 * peak, bw),
-        t0 / lower_bound_time(flops, nbytes, peak, 2 * bw),)  # fmt: skip
+        t0 / lower_bound_time(flops, nbytes, peak, 2 * bw))  # fmt: skip
 
 
 def speedup_2x_at_ratio(ratio: float) -> tuple[float, float]:

@@ -119,7 +119,7 @@ def parameter_breakdown(model: Model) -> dict[str, int]:
         "router": moe * model.n_experts * (d + model.router_bias),
         "norms": (model.norms_per_layer * L + 1) * d,  # per layer and the final one
         "biases, sinks, q/k norms": L * model.extra_layer_params,
-        "lm_head": 0 if model.tied_embeddings else model.vocab_size * d,}  # fmt: skip
+        "lm_head": 0 if model.tied_embeddings else model.vocab_size * d}  # fmt: skip
     always = ("embedding", "attention", "mlp", "norms", "lm_head")
     return {k: v for k, v in parts.items() if v or k in always}
 
@@ -293,7 +293,7 @@ def _attention_ops(
         # O = P V: one multiply-add per (pair, head-dim element).
         Op(
             "weighted sum P V", "attention", 2.0 * pairs * value_dim, 0.0, o_out + scores_io, v_read
-        ),]  # fmt: skip
+        )]  # fmt: skip
 
 
 def _indexer_ops(m: Model, batch: int, T: int, S: int, dt: DTypes) -> list[Op]:
@@ -329,7 +329,7 @@ def _linear_ops(m: Model, batch: int, T: int, dt: DTypes) -> list[Op]:
         _matmul("linear-attention in projection", n, m.d_model, 2 * K + 2 * V + 2 * Hv, dt),
         Op("convolution and delta rule", "recurrence", flops, (2 * K + V) * c * dt.w_bytes, moved),
         _rmsnorm("gated norm", n * Hv, m.linear_value_dim, dt),
-        _matmul("linear-attention out projection", n, V, m.d_model, dt),]  # fmt: skip
+        _matmul("linear-attention out projection", n, V, m.d_model, dt)]  # fmt: skip
 
 
 def _projection_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
@@ -339,13 +339,13 @@ def _projection_ops(m: Model, n: int, dt: DTypes) -> list[Op]:
         return [
             _matmul("Q projection", n, d, m.q_dim * (1 + m.attention_gate), dt),  # gates too
             _matmul("K projection", n, d, m.kv_dim, dt, to_cache=True),
-            _matmul("V projection", n, d, m.kv_dim, dt, to_cache=True),]  # fmt: skip
+            _matmul("V projection", n, d, m.kv_dim, dt, to_cache=True)]  # fmt: skip
     r_q, r_kv = m.q_lora_rank, m.kv_lora_rank
     if r_q:  # each latent is normalised before its up projection (and the cache)
         ops = [
             _matmul("Q down projection", n, d, r_q, dt),
             _rmsnorm("Q latent norm", n, r_q, dt),
-            _matmul("Q up projection", n, r_q, m.q_dim, dt),]  # fmt: skip
+            _matmul("Q up projection", n, r_q, m.q_dim, dt)]  # fmt: skip
     else:
         ops = [_matmul("Q projection", n, d, m.q_dim, dt)]
     up = m.n_heads * (m.d_head - m.rope_head_dim + (m.v_head_dim or m.d_head))
@@ -429,7 +429,7 @@ def model_ops(
     return (
         Op("embedding lookup", "lookup", 0.0, B * T * d * w, B * T * d * dt.act_bytes),
         _rmsnorm("final norm", B, d, dt),
-        _matmul("LM head", B, d, model.vocab_size, dt.at_head),)  # fmt: skip
+        _matmul("LM head", B, d, model.vocab_size, dt.at_head))  # fmt: skip
 
 
 def _total(attr: str, doc: str) -> property:  # pragma: no mutate block (called at import)

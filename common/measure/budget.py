@@ -225,13 +225,13 @@ def add_flags(parser: cli.Parser, lecture: str) -> cli.Parser:
         default=default.memory_bytes / GIB,
         metavar="GIB",
         help="resident memory the measurements may use, in GiB "
-        f"(default {default.memory_bytes / GIB:g}); sizes shrink to fit it",)  # fmt: skip
+        f"(default {default.memory_bytes / GIB:g}); sizes shrink to fit it")  # fmt: skip
     parser.add_argument(
         "--time-limit",
         type=cli.number_in(1.0, MAX_SECONDS, "time limit"),
         default=default.seconds,
         metavar="S",
-        help=f"seconds the run aims to take (default {default.seconds:g})",)  # fmt: skip
+        help=f"seconds the run aims to take (default {default.seconds:g})")  # fmt: skip
     return parser
 
 

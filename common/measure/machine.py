@@ -51,7 +51,7 @@ def blas_info() -> dict[str, Any]:
             version=str(first.get("version") or ""),
             kernel=str(first.get("architecture") or "n/a"),
             threads=first.get("num_threads"),
-            threading_layer=str(first.get("threading_layer") or ""),)  # fmt: skip
+            threading_layer=str(first.get("threading_layer") or ""))  # fmt: skip
         return info
     with contextlib.suppress(TypeError, AttributeError):  # numpy >= 1.25 describes its build
         blas_cfg = np.show_config(mode="dicts").get("Build Dependencies", {}).get("blas", {})

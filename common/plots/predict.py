@@ -40,7 +40,7 @@ def predict_figure(
     series = (
         ("measured", "measured", style.NEUTRAL_COLOR, ""),
         ("spec", "predicted at spec peaks", COMPUTE_COLOR, "//"),
-        ("achievable", "predicted at achievable roofs", ACCENT_COLOR, ".."),)  # fmt: skip
+        ("achievable", "predicted at achievable roofs", ACCENT_COLOR, ".."))  # fmt: skip
     for j, (field, label, color, hatch) in enumerate(series):
         xs = [i + (j - 1) * width for i in range(len(cases))]
         ys = [getattr(c, field) * 1e3 for c in cases]

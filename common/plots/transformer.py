@@ -67,7 +67,7 @@ def decode_throughput_figure(
         line_handle(style.ACCENT_COLOR, "-", "tokens/s bound"),
         line_handle(MEMORY_COLOR, "-", "memory wall (largest batch that fits)", marker="s"),
         line_handle(style.COMPUTE_COLOR, "--", "compute knee (weight matmuls compute-bound)"),
-        line_handle(NEUTRAL_COLOR, ":", "bandwidth / KV cache per sequence"),]  # fmt: skip
+        line_handle(NEUTRAL_COLOR, ":", "bandwidth / KV cache per sequence")]  # fmt: skip
     style.legend_below(fig, key, ncols=2, handlelength=2.2)
     return save_figure(fig, path)
 

@@ -16,7 +16,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "Zipf": (0.0, 4.0),  # a popularity exponent: s = 1 is already a strong skew
     "bytes": PLAUSIBLE_RANGES["B"],
     "bytes/s": PLAUSIBLE_RANGES["B/s"],
-    "FLOP/s": PLAUSIBLE_RANGES["FLOP/s"],}  # fmt: skip
+    "FLOP/s": PLAUSIBLE_RANGES["FLOP/s"]}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ ARTICLE_OVERHEAD = Assumption(
     f"{sources.ARTICLE_LEDGER_RUN}: 'a set ratio, not a measured overhead'",
     "The article's teaching ledger (lectures 03 and 04) with naive pre-allocation: every "
     "sequence reserves its full length, so runtime, workspace and fragmentation are "
-    "charged generously. It reproduces the article's 94.95 GiB at batch 24.",)  # fmt: skip
+    "charged generously. It reproduces the article's 94.95 GiB at batch 24.")  # fmt: skip
 
 LOW_OVERHEAD = Assumption(
     "overhead rate, low-overhead what-if",
@@ -70,7 +70,7 @@ LOW_OVERHEAD = Assumption(
     "fraction of weights + KV cache + activations",
     f"{sources.ARTICLE_LEDGER_RUN}: the same ledger with 4% instead of 30%",
     "The article's what-if (for example paged KV allocation): the same card, the same "
-    "model, one assumption changed, and batch 24 fits.",)  # fmt: skip
+    "model, one assumption changed, and batch 24 fits.")  # fmt: skip
 
 LLM_OVERHEAD = Assumption(
     "overhead rate, whole-model ledgers",
@@ -79,7 +79,7 @@ LLM_OVERHEAD = Assumption(
     "this course's default for the LLM lectures (a teaching number, not a measurement)",
     "The whole-model lectures size decode with a paged KV cache allocated as it grows, "
     "as serving engines do, so the generous 30% of naive pre-allocation would overstate "
-    "the overhead; 10% leaves room for the runtime, CUDA graphs and workspace.",)  # fmt: skip
+    "the overhead; 10% leaves room for the runtime, CUDA graphs and workspace.")  # fmt: skip
 
 ARTICLE_BUDGET = Assumption(
     "usable memory on an 80 GB card",
@@ -95,7 +95,7 @@ SM_REGISTER_FILE = Assumption(
     "bytes (64K 32-bit registers)",
     sources.H100_WHITEPAPER,
     "What one H100 SM can hold on chip for a tile's fp32 accumulator (lecture 02's tiling "
-    "part); shared memory and L2 come on top of it.",)  # fmt: skip
+    "part); shared memory and L2 come on top of it.")  # fmt: skip
 
 EXAMPLE_BANDWIDTH = Assumption(
     "example machine: measured bandwidth",
@@ -103,14 +103,14 @@ EXAMPLE_BANDWIDTH = Assumption(
     "bytes/s",
     sources.ARTICLE_PROBE,
     "Only when this machine has no results file: the exercises on measured roofs then "
-    "use the article's laptop instead, and say so.",)  # fmt: skip
+    "use the article's laptop instead, and say so.")  # fmt: skip
 
 EXAMPLE_MATMUL = Assumption(
     "example machine: measured matmul rate",
     2003e9,
     "FLOP/s",
     sources.ARTICLE_PROBE,
-    EXAMPLE_BANDWIDTH.applies,)  # fmt: skip
+    EXAMPLE_BANDWIDTH.applies)  # fmt: skip
 
 ROUTING_SKEW = Assumption(
     "routing skew",
@@ -118,7 +118,7 @@ ROUTING_SKEW = Assumption(
     "Zipf exponent s: the i-th most popular expert chosen in proportion to i^-s",
     "the course's choice, to show what skew does; uniform routing is s = 0",
     "Routers are trained towards balance (auxiliary losses, DeepSeek-V3's bias), yet the "
-    "experts a batch reaches are uneven; s = 1 is a strong skew, for illustration.",)  # fmt: skip
+    "experts a batch reaches are uneven; s = 1 is a strong skew, for illustration.")  # fmt: skip
 
 # Every assumption above, in the order the table lists them.
 ASSUMPTIONS = tuple(v for v in list(globals().values()) if isinstance(v, Assumption))

@@ -302,12 +302,12 @@ VIDUR_GEMM_MS = {
     ("h100", 1): (0.064, 0.066, 0.071, 0.130, 0.134, 0.256, 0.492, 0.987),
     ("h100", 2): (0.036, 0.0395, 0.039, 0.0515, 0.079, 0.134, 0.2565, 0.499),
     ("h100", 4): (0.019, 0.022, 0.023, 0.029, 0.041, 0.087, 0.132, 0.260),
-    ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132),}  # fmt: skip
+    ("h100", 8): (0.012, 0.014, 0.015, 0.020, 0.027, 0.046, 0.079, 0.132)}  # fmt: skip
 #: and the SMALL_KERNELS at one token, by generation, in seconds: the A100's are the
 #: measurement table's (measurements.VIDUR_A100_SMALL_KERNELS), the H100's from its file.
 VIDUR_SMALL_S = {
     "a100": tuple(m.seconds for m in VIDUR_A100_SMALL_KERNELS),
-    "h100": tuple(ms * MS for ms in (0.004, 0.001, 0.006, 0.004)),}  # fmt: skip
+    "h100": tuple(ms * MS for ms in (0.004, 0.001, 0.006, 0.004))}  # fmt: skip
 
 
 def _vidur(

@@ -198,7 +198,7 @@ VIDUR_A100_SMALL_KERNELS: tuple[Measured, ...] = (
     Measured("RMSNorm (input_layernorm), 1 token", 0.005 * MS, VIDUR_MLP_A100),
     Measured("residual add (add), 1 token", 0.002 * MS, VIDUR_MLP_A100),
     Measured("SiLU x up (mlp_act), 1 token", 0.007 * MS, VIDUR_MLP_A100),
-    Measured("rotary embedding (attn_rope), 1 token", 0.005 * MS, VIDUR_MLP_A100),)  # fmt: skip
+    Measured("rotary embedding (attn_rope), 1 token", 0.005 * MS, VIDUR_MLP_A100))  # fmt: skip
 
 
 def dgx_curve(us: dict[int, tuple[float, ...]]) -> dict[int, tuple[tuple[float, float], ...]]:
@@ -378,7 +378,7 @@ LLAMA_3_1_8B = what_if(
     "Llama-3.1-8B",
     "llama-3.1-8b",
     "Llama-3-8B's shapes with a 131,072-token window",
-    max_context=131072,)  # fmt: skip
+    max_context=131072)  # fmt: skip
 LLAMA_3_3_70B = what_if(LLAMA_3_70B, "Llama-3.3-70B", "llama-3.3-70b",
                         f"Llama-3-70B's shapes ({models.LLAMA_3_70B_CONFIG}) with a 131,072-token "
                         "window", max_context=131072)  # fmt: skip
@@ -437,7 +437,7 @@ NIM_DLI_S = {
     (LLAMA_3_70B, "h100", 4, "bf16"): (3.782, 19.288, 38.865, 4.152, 41.409, 24.261),
     (LLAMA_3_70B, "h100", 4, "fp8"): (2.760, 14.331, 29.102, 3.170, 32.183, 19.821),
     (LLAMA_3_70B, "h100", 8, "bf16"): (2.859, 14.639, 29.924, 3.216, 32.125, 19.424),
-    (LLAMA_3_70B, "h100", 8, "fp8"): (2.413, 12.455, 25.413, 2.824, 28.679, 17.836),}  # fmt: skip
+    (LLAMA_3_70B, "h100", 8, "fp8"): (2.413, 12.455, 25.413, 2.824, 28.679, 17.836)}  # fmt: skip
 ARGONNE = (
     "argonne-lcf/LLM-Inference-Bench (commit 4211f5d), Plots/All_results.csv, column 'Latency' "
     "(s, the whole batch), 'Nvidia H100 GPU' (the JLSE testbed's H100 80GB HBM3: llama.cpp/H100/"

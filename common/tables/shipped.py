@@ -28,5 +28,6 @@ FIGURES: dict[str, dict[str, float]] = {
                 "mem_capacity_figure": 3.2e10, "link_bw_figure": 9e10},
     "a100-80gb": {"peak bf16": 3.12e14, "peak int8": 6.24e14, "achievable_peak bf16": 2.712e14,
                   "mem_bw_figure": 2.039e12, "mem_capacity_figure": 8e10, "link_bw_figure": 3e11,
-                  "achievable_mem_bw_figure": 1.555e12},}  # fmt: skip
+                  "achievable_mem_bw_figure": 1.555e12},
+}
 # fmt: on

@@ -22,7 +22,7 @@ from typing import Any
 
 TABLES = (
     "common/hw_specs.py",
-    *(f"common/tables/{t}.py" for t in ("models", "measurements", "assumptions")),)  # fmt: skip
+    *(f"common/tables/{t}.py" for t in ("models", "measurements", "assumptions")))  # fmt: skip
 
 
 DICT_FIX = "a dict keeps only the last, so delete one"

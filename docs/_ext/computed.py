@@ -248,7 +248,7 @@ def catalog_words(env: Any, domain: str, what: str, where: Any = None) -> Callab
             logger.warning(
                 "no translation of the %s %.70r in %s.po (run make gettext, then translate)",
                 *(what, message, domain),
-                location=where,)  # fmt: skip
+                location=where)  # fmt: skip
         return table.get(message, message)
 
     return translate

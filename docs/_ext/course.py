@@ -155,7 +155,7 @@ class ExerciseDirective(SphinxDirective):
             exercises.SCRIPT: (
                 ":ref:`the lecture script <sources-script>`'s exercises from "
                 ":ref:`How to Scale Your Model <sources-book>`"
-            ),}  # fmt: skip
+            )}  # fmt: skip
         origin = f"From {links.get(exercise.origin, exercise.origin)}."
         for node in nested_parse_to_nodes(self.state, origin, source="exercise origin"):
             node["classes"].append("exercise-origin")

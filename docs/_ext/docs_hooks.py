@@ -154,7 +154,7 @@ _CARD = re.compile(
     r'(<div class="sphx-glr-thumbcontainer" tooltip="(?P<tip>[^"]*)">'
     r".*?:doc:`/auto_lectures/(?P<num>\d\d)_[^`]*`"
     r'.*?<div class="sphx-glr-thumbnail-title">)(?P<title>[^<]*)(</div>)',
-    re.DOTALL,)  # fmt: skip
+    re.DOTALL)  # fmt: skip
 
 
 def number_cards(source: str) -> str:

@@ -353,7 +353,7 @@ def page_assets(
             "data-service-worker": SERVICE_WORKER,
             # runner.js's words in the page's language (an English page: its own)
             "data-words": None if say is str else json.dumps({w: say(w) for w in script_words()}),
-        },)  # fmt: skip
+        })  # fmt: skip
 
 
 def write_static(app: Sphinx) -> None:

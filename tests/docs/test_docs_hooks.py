@@ -33,7 +33,7 @@ def declaring(folder: Path, body: str, after: str = "", name: str = "99_toy.py")
         + "".join(f"    {line}\n" for line in body.splitlines())
         + "    return parser\n\n\n"
         + after,
-        encoding="utf-8",)  # fmt: skip
+        encoding="utf-8")  # fmt: skip
     return lecture
 
 
@@ -225,7 +225,7 @@ def test_each_figure_gets_the_caption_the_lecture_gave_it(tmp_path: Path) -> Non
             "say": "Peak {p}, {side}.",
             "fields": {"p": "1.0 TB/s", "side": {"say": "left", "fields": {}}},
         },
-        "name": "b.png",}  # fmt: skip
+        "name": "b.png"}  # fmt: skip
 
 
 @pytest.mark.parametrize(

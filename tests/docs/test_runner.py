@@ -119,7 +119,7 @@ class Panel:
         self.page.wait_for_function(
             f"(el) => Number(el.dataset.runs || 0) > {runs}",
             arg=self.root.element_handle(),
-            timeout=READY_MS,)  # fmt: skip
+            timeout=READY_MS)  # fmt: skip
         return self.output
 
     def run(self) -> str:
@@ -135,7 +135,7 @@ class Panel:
         self.page.wait_for_function(
             f"(el) => Number(el.dataset.charts || 0) >= {charts}",
             arg=self.root.element_handle(),
-            timeout=READY_MS,)  # fmt: skip
+            timeout=READY_MS)  # fmt: skip
 
 
 def fetched(since: int = 0, part: str = ".wasm") -> list[str]:

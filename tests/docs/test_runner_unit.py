@@ -284,7 +284,7 @@ def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
     assert (exercise["status"], stream(exercise, "stderr")) == (
         1,
         "common.exercises: error: v5e-int8: TPU v5e int8 peak FLOP/s must be a positive "
-        "finite number, got 0\n",)  # fmt: skip
+        "finite number, got 0\n")  # fmt: skip
     said = []
     for table, run in zip(tables, runs, strict=True):
         proc = terminal(course, table, ["lectures/02_roofline_basics.py"], tmp_path)
@@ -301,7 +301,7 @@ def test_a_bad_table_is_the_terminals_one_line_and_the_next_run_works(
     assert re.fullmatch(
         r"common/hw_specs\.py line \d+: chip h100 \(H100 SXM\) is missing its field "
         r"mem_capacity_figure\n",
-        said[3],)  # fmt: skip
+        said[3])  # fmt: skip
     assert said[4] == (
         f"common/hw_specs.py line {closed_line}: closing parenthesis '}}' does not match "
         f"opening parenthesis '(' on line {opened_line}\n")  # fmt: skip
@@ -450,7 +450,7 @@ def test_an_edited_peak_moves_the_ridge_the_critical_batch_and_the_figure(
         {"kind": "lecture", "target": "02_roofline_basics", "table": TABLE},
         {"kind": "lecture", "target": "02_roofline_basics", "table": TABLE, "chart": True},
         {"kind": "lecture", "target": "02_roofline_basics", "table": edited, "chart": True},
-        tmp=tmp_path,)  # fmt: skip
+        tmp=tmp_path)  # fmt: skip
     assert plain["charts"] == [] and plain["argv"] == ["lectures/02_roofline_basics.py"]
     # The chart's run prints what the terminal prints, less the text chart the figure
     # replaces (lecture 02 draws its roofline in text only without a figure).
@@ -572,7 +572,7 @@ def test_plain_math_writes_tex_without_markup_and_no_exercise_prints_tex() -> No
         r"I^* = \frac{P_{\text{peak}}}{\beta}": "I^* = P_peak / beta",
         r"T = \max\!\left(\frac{F}{P},\; \frac{D}{\beta}\right)": "T = max(F / P, D / beta)",
         r"\frac{2 B d^2}{4\,(d^2 + 2 B d)} \;\geq\; I^*": "(2 B d^2) / (4 (d^2 + 2 B d)) >= I^*",
-        r"2BSLd_{kv}b_{kv} \leq \text{budget}": "2BSLd_kv b_kv <= budget",}  # fmt: skip
+        r"2BSLd_{kv}b_{kv} \leq \text{budget}": "2BSLd_kv b_kv <= budget"}  # fmt: skip
     assert {tex: plain(tex) for tex in said} == said
     for exercise in ALL:
         out = format_exercise(exercise)
@@ -586,7 +586,7 @@ def test_no_label_bypasses_say() -> None:
     bare_literals = re.findall(
         r'(?:\b(?:text|title|label)|"aria-label"):\s*(?:"[^"]|`(?!\$\{))[^\n]*'
         r'|\b(?:setStatus\(panel|stale\(view|announce\(|boot\()\s*,?\s*(?:"[^"]|`)[^\n]*',
-        SOURCE,)  # fmt: skip
+        SOURCE)  # fmt: skip
     assert not bare_literals, "labels not passed through say():\n" + "\n".join(bare_literals)
     # nor as text or a label written into the panel's HTML template
     html = re.findall(r'>[A-Za-z][^<$`]*<|(?:title|aria-label)="[A-Za-z][^"]*"', SOURCE)
