@@ -134,8 +134,7 @@ for c in CHIPS.values():
 q_one = next(op.intensity for op in one.layer if op.name == "Q projection")
 show(
     page.chips_section(setup, runs, fig_precision),
-    page.chips_observations(runs, q_one, kv_seq, pair=("a100", "a100-80gb")),
-)
+    page.chips_observations(runs, q_one, kv_seq, pair=("a100", "a100-80gb")))  # fmt: skip
 
 # %%
 # With ``--png``, the decode throughput bound against the batch for three chips, from

@@ -643,7 +643,8 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     GEMM shares at the largest measured shard degree <= g and the line t0 + D / beta of a
     weight read, each of the datasheet as shipped (an edit moves the forecast); a term nobody
     measured on this chip is left out or falls back to the achievable roof, as `notes` says.
-    Beside sub-16-bit GEMMs, attention runs at the 16-bit network's peak (attention_share)."""
+    Beside sub-16-bit GEMMs, attention runs at the 16-bit network's peak (attention_share);
+    only FP8 GEMMs quantize their input (fp8_quant: weight-only FP8 quantizes none)."""
     eng = engines.ENGINES[engine]
     terms = engines.CHIP_TERMS.get(chip.key)
     spec = spec_roofs(chip, precision)
@@ -731,4 +732,4 @@ def engine_roofs(chip: Chip, engine: str, precision: str, gpus: int = 1) -> Engi
     return EngineRoofs(gemm, min(1.0, hbm), floor, step, curve, launch, tuple(notes), attention,
                        walk, eng.kv_reads == engines.KV_COPIES, gemv, link, block,
                        eng.once_groups, sms / engines.XQA_MIN_BLOCK_FACTOR,
-                       eng.fp8_quant)  # fmt: skip
+                       eng.fp8_quant * (precision == "fp8"))  # fmt: skip

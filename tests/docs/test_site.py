@@ -480,8 +480,7 @@ async def lecture_reads_as_a_course(page, visit: Visit) -> None:
     assert sum(cells) <= PAGE_LINE_LIMIT, f"{name}: {sum(cells)} code lines, > {PAGE_LINE_LIMIT}"
     assert await page.locator("article table.rl-table").count() >= 1, f"{name}: no HTML table"
     assert await page.locator("article div.rl-observations li").count() >= 1, (
-        f"{name}: no observations in prose (div.rl-observations)"
-    )
+        f"{name}: no observations in prose (div.rl-observations)")  # fmt: skip
     in_pre = [
         text
         for text in await page.locator("article pre").all_inner_texts()
@@ -759,8 +758,7 @@ def exercise_answers() -> dict[str, list[str]]:
             f"${(32768 / 73.7e3 + 1024 / 14.8e3) * 8 * 3 / 3.6:.2f}",
             # with its verb: lecture 14 prices batch 51 at $0.101 too, another quantity
             f"cost ${(32768 / 73.7e3 + 1024 / 14.8e3) * 8 * 3 / 3600 / 33792 * 1e6:.3f}",
-        ],
-    }
+        ]}  # fmt: skip
 
 
 _a = 1.8 * (1 + 1 / 61) - 1  # the acceptance DeepSeek's x1.8 implies with a costed draft

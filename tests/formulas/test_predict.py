@@ -228,6 +228,9 @@ def test_an_fp8_layers_input_quantized_apart_costs_a_kernel_by_hand() -> None:
     got = [predict.forecast_terms(mix, spec, e, 1)[predict.QUANT_TERM] for e in (vllm, sglang)]
     assert got == pytest.approx([2 * 2 * floor, 2 * 4 * floor])
     assert "expert down projection input quantization" in predict.operator_forecast(mix, spec, vllm)
+    at = [(c, predict.compute_precision(c, "fp8")) for c in (H100, A100)]  # A100: weight-only
+    assert [predict.engine_roofs(c, "sglang", p).fp8_quant for c, p in at] == [
+        ("linear", "experts"), ()]  # fmt: skip
 
 
 def least_squares(gpu: str) -> tuple[float, float]:
