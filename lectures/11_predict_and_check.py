@@ -298,7 +298,7 @@ else:
 # Every measured number above, with the page, table or section it stands in.
 
 terms = [*(t.source for t in engines.all_terms()), engines.FP8_ENGINE_BUILD, engines.VLLM_CUSTOM_AR,
-         engines.TRTLLM_CUSTOM_AR]  # fmt: skip
+         engines.TRTLLM_CUSTOM_AR, engines.FP8_QUANT]  # fmt: skip
 terms += [engines.KV_SOURCES[engines.ENGINES[r.engine_class].kv_reads] for r in pub.ALL_REQUESTS]
 terms.append(engines.QUANTIZED_BODY)  # the FP8 engines' 16-bit embedding and LM head
 show(page.sources_text([*pub.sources(), *terms]))
