@@ -433,11 +433,11 @@ def measured_shares(ledger: PassLedger, spec: Roofs, eng: EngineRoofs, gpus: int
     experts they reach: n k / E_touched)."""
     e, s = gemm_share(ledger.tokens, eng.gemm), min(1.0, eng.hbm_share)
     bw, peaks, b = {}, {}, ledger.dtypes.e_bytes
-    for op, _ in ledger.counted():
-        if op.kind == "matmul" and op.weight_bytes and eng.gemv:
+    for op in (op for op, _ in ledger.counted() if op.kind == "matmul" and op.weight_bytes):
+        if eng.gemv:
             d = op.nbytes / gpus
             bw[op.name] = d / (eng.gemv[0] + d / (eng.gemv[1] * spec.mem_bw))
-        if op.kind == "matmul" and op.weight_bytes and op.name.startswith("expert "):
+        if op.name.startswith("expert "):
             rows = round(op.flops * b / (2 * op.weight_bytes))
             peaks[op.name] = gemm_share(rows, eng.gemm) * spec.peak
     return spec._replace(peak=e * spec.peak, mem_bw=s * spec.mem_bw), bw, peaks
